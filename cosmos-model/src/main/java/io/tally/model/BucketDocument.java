@@ -1,0 +1,30 @@
+package io.tally.model;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.math.BigDecimal;
+
+/**
+ * One time bucket as stored in Cosmos: absolute values, never deltas, so every retry and replay of
+ * a write is idempotent. {@code ver} grows with every change of the bucket; a writer must never
+ * replace a document with a higher {@code ver}.
+ *
+ * @param bucket ISO-8601 start of the bucket (UTC)
+ * @param ttl    seconds Cosmos keeps the document after its last write (from the rule's retention)
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true) // Cosmos adds _rid, _etag, _ts, ...
+public record BucketDocument(
+        String pk,
+        String id,
+        String grade,
+        String unit,
+        String bucket,
+        BigDecimal sum,
+        long count,
+        BigDecimal min,
+        BigDecimal max,
+        long ver,
+        Integer ttl,
+        String updatedAt) {
+}

@@ -1,0 +1,36 @@
+package io.tally.model;
+
+import java.util.Objects;
+
+/**
+ * Where a bucket lives in Cosmos. {@code pk = domain|entityKey} puts every grade and bucket of one
+ * entity in one logical partition; {@code id = grade|unit|bucketIndex} makes the bucket addressable
+ * by a point read.
+ */
+public record BucketKey(String domain, String entityKey, String grade, TimeUnit unit, long bucketIndex) {
+    public static final char SEPARATOR = '|';
+
+    public BucketKey {
+        Objects.requireNonNull(domain, "domain");
+        Objects.requireNonNull(entityKey, "entityKey");
+        Objects.requireNonNull(grade, "grade");
+        Objects.requireNonNull(unit, "unit");
+    }
+
+    public String pk() {
+        return partitionKey(domain, entityKey);
+    }
+
+    public String id() {
+        return grade + SEPARATOR + unit.code() + SEPARATOR + bucketIndex;
+    }
+
+    /** The Kafka key of a bucket update: {@code pk|id}, so compaction keeps one value per bucket. */
+    public String updateKey() {
+        return pk() + SEPARATOR + id();
+    }
+
+    public static String partitionKey(String domain, String entityKey) {
+        return domain + SEPARATOR + entityKey;
+    }
+}

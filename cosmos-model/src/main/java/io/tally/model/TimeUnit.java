@@ -1,0 +1,51 @@
+package io.tally.model;
+
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.Locale;
+
+/**
+ * Bucket widths. A bucket index is the number of whole units since the Unix epoch in UTC, so the
+ * same event always lands in the same bucket whichever process or replay computes it.
+ */
+public enum TimeUnit {
+    MINUTE, HOUR, DAY, MONTH;
+
+    private static final LocalDate EPOCH = LocalDate.of(1970, 1, 1);
+
+    public long bucketIndex(Instant t) {
+        return switch (this) {
+            case MINUTE -> Math.floorDiv(t.getEpochSecond(), 60L);
+            case HOUR -> Math.floorDiv(t.getEpochSecond(), 3600L);
+            case DAY -> Math.floorDiv(t.getEpochSecond(), 86_400L);
+            // Months differ in length: count calendar months, not seconds.
+            case MONTH -> ChronoUnit.MONTHS.between(EPOCH, t.atZone(ZoneOffset.UTC).toLocalDate().withDayOfMonth(1));
+        };
+    }
+
+    /** The first instant of the bucket with this index. */
+    public Instant bucketStart(long index) {
+        return switch (this) {
+            case MINUTE -> Instant.ofEpochSecond(index * 60L);
+            case HOUR -> Instant.ofEpochSecond(index * 3600L);
+            case DAY -> Instant.ofEpochSecond(index * 86_400L);
+            case MONTH -> ZonedDateTime.of(EPOCH.plusMonths(index).atStartOfDay(), ZoneOffset.UTC).toInstant();
+        };
+    }
+
+    /** The lower-case name used in document ids and APIs: {@code hour}. */
+    public String code() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    public static TimeUnit fromCode(String code) {
+        try {
+            return valueOf(code.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("unknown time unit '" + code + "' (expected minute, hour, day or month)");
+        }
+    }
+}

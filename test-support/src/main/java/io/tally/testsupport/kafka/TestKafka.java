@@ -1,0 +1,160 @@
+package io.tally.testsupport.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.kafka.KafkaContainer;
+
+/**
+ * One Kafka broker per test JVM, found in this order: {@code KAFKA_BOOTSTRAP_SERVERS} when set (for
+ * example the broker of {@code ./tally stack up}); a Testcontainers broker when Docker answers; else
+ * an in-process single-node KRaft cluster ({@link KafkaClusterTestKit}).
+ */
+public final class TestKafka {
+    private static final Logger log = LoggerFactory.getLogger(TestKafka.class);
+    /** Image for machines with Docker; override with TALLY_TEST_KAFKA_IMAGE. */
+    static final String DEFAULT_IMAGE = "apache/kafka:4.1.1";
+
+    private static TestKafka instance;
+
+    private final String bootstrapServers;
+    private final String origin;
+
+    private TestKafka(String bootstrapServers, String origin) {
+        this.bootstrapServers = bootstrapServers;
+        this.origin = origin;
+    }
+
+    public static synchronized TestKafka get() {
+        if (instance == null) instance = start();
+        return instance;
+    }
+
+    public String bootstrapServers() { return bootstrapServers; }
+
+    /** Where the broker came from: environment, testcontainers or in-process. */
+    public String origin() { return origin; }
+
+    private static TestKafka start() {
+        String fromEnv = System.getenv("KAFKA_BOOTSTRAP_SERVERS");
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            log.info("tests use the Kafka broker at {} (KAFKA_BOOTSTRAP_SERVERS)", fromEnv);
+            return new TestKafka(fromEnv, "environment");
+        }
+        if (dockerAvailable()) {
+            String image = System.getenv().getOrDefault("TALLY_TEST_KAFKA_IMAGE", DEFAULT_IMAGE);
+            KafkaContainer container = new KafkaContainer(image);
+            container.start();
+            Runtime.getRuntime().addShutdownHook(new Thread(container::stop, "test-kafka-stop"));
+            return new TestKafka(container.getBootstrapServers(), "testcontainers " + image);
+        }
+        return startInProcess();
+    }
+
+    private static boolean dockerAvailable() {
+        try {
+            return DockerClientFactory.instance().isDockerAvailable();
+        } catch (Throwable e) { // no Docker socket at all: Testcontainers throws rather than answering false
+            return false;
+        }
+    }
+
+    private static TestKafka startInProcess() {
+        try {
+            KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+                    .setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build())
+                    // Single node: every internal topic must fit on one replica.
+                    .setConfigProp("offsets.topic.replication.factor", 1)
+                    .setConfigProp("transaction.state.log.replication.factor", 1)
+                    .setConfigProp("transaction.state.log.min.isr", 1)
+                    .setConfigProp("share.coordinator.state.topic.replication.factor", 1)
+                    .setConfigProp("auto.create.topics.enable", false)
+                    .setConfigProp("group.initial.rebalance.delay.ms", 0)
+                    .build();
+            cluster.format();
+            cluster.startup();
+            cluster.waitForReadyBrokers();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    cluster.close();
+                } catch (Exception e) {
+                    log.warn("in-process Kafka did not close cleanly", e);
+                }
+            }, "test-kafka-stop"));
+            log.info("tests use an in-process Kafka broker at {}", cluster.bootstrapServers());
+            return new TestKafka(cluster.bootstrapServers(), "in-process");
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot start the in-process Kafka broker", e);
+        }
+    }
+
+    public Admin admin() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        return Admin.create(p);
+    }
+
+    /**
+     * Creates the topics if missing and waits until every partition has a leader: an idempotent
+     * producer that writes before that can lose a batch (KAFKA-15591).
+     */
+    public void createTopics(List<NewTopic> topics) {
+        try (Admin admin = admin()) {
+            for (NewTopic t : topics) {
+                try {
+                    admin.createTopics(List.of(t)).all().get();
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) throw e;
+                }
+            }
+            awaitLeaders(admin, topics.stream().map(NewTopic::name).toList(), Duration.ofSeconds(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("Cannot create topics " + topics, e.getCause());
+        }
+    }
+
+    public static NewTopic topic(String name, int partitions, Map<String, String> configs) {
+        return new NewTopic(name, partitions, (short) 1).configs(configs);
+    }
+
+    static void awaitLeaders(Admin admin, List<String> names, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            List<String> missing = new ArrayList<>();
+            try {
+                Map<String, TopicDescription> d = admin.describeTopics(names).allTopicNames().get();
+                for (TopicDescription td : d.values()) {
+                    for (TopicPartitionInfo p : td.partitions()) {
+                        if (p.leader() == null || p.leader().isEmpty()) missing.add(td.name() + "-" + p.partition());
+                    }
+                }
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw new IllegalStateException(e.getCause());
+                }
+                missing.add("metadata of " + names);
+            }
+            if (missing.isEmpty()) return;
+            if (System.nanoTime() > deadline) throw new IllegalStateException("No leader after " + timeout + " for " + missing);
+            Thread.sleep(100);
+        }
+    }
+}
