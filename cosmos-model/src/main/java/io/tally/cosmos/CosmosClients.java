@@ -25,8 +25,7 @@ public final class CosmosClients {
                 .key(s.key())
                 .consistencyLevel(ConsistencyLevel.SESSION)
                 .contentResponseOnWriteEnabled(false)
-                // A single local endpoint has no other regions to discover; against Azure discovery finds failover regions.
-                .endpointDiscoveryEnabled(!isLocal(s.endpoint()));
+                .endpointDiscoveryEnabled(s.endpointDiscovery());
         if (s.mode() == CosmosSettings.ConnectionMode.DIRECT) {
             b.directMode(DirectConnectionConfig.getDefaultConfig());
         } else {
@@ -50,9 +49,5 @@ public final class CosmosClients {
             log.info("Cosmos container {}/{} ready at {}", s.database(), s.container(), s.endpoint());
         }
         return client.getDatabase(s.database()).getContainer(s.container());
-    }
-
-    static boolean isLocal(String endpoint) {
-        return endpoint.contains("://127.0.0.1") || endpoint.contains("://localhost");
     }
 }

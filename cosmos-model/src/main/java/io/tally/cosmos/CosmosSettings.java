@@ -11,7 +11,8 @@ import java.util.Locale;
  * documents. The defaults reach the local endpoint started by {@code ./tally stack up}.
  */
 public record CosmosSettings(String endpoint, String key, String database, String container,
-                             ConnectionMode mode, Duration endToEndTimeout, boolean createIfMissing) {
+                             ConnectionMode mode, Duration endToEndTimeout, boolean createIfMissing,
+                             boolean endpointDiscovery) {
 
     /** The public, well-known key of the Cosmos DB emulator; the local endpoint accepts any key. */
     public static final String EMULATOR_KEY =
@@ -34,16 +35,31 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
     public static final Setting<Boolean> CREATE = Setting.bool("cosmos.create-if-missing", true,
             "Create the database and container at start when they do not exist.");
 
-    public static final List<Setting<?>> ALL = List.of(ENDPOINT, KEY, DATABASE, CONTAINER, MODE, E2E_TIMEOUT, CREATE);
+    public static final Setting<String> DISCOVERY = Setting.string("cosmos.endpoint-discovery", "auto",
+            "Follow the regions the account advertises: true, false, or auto (false for 127.0.0.1/localhost, true otherwise). "
+                    + "Set false for an emulator reached by a service name, which may advertise an address the client cannot reach.")
+            .validate(v -> List.of("auto", "true", "false").contains(v), "must be auto, true or false");
+
+    public static final List<Setting<?>> ALL = List.of(ENDPOINT, KEY, DATABASE, CONTAINER, MODE, E2E_TIMEOUT, CREATE, DISCOVERY);
 
     public static CosmosSettings from(Config c) {
-        return new CosmosSettings(c.get(ENDPOINT), c.get(KEY), c.get(DATABASE), c.get(CONTAINER),
-                ConnectionMode.valueOf(c.get(MODE).toUpperCase(Locale.ROOT)), c.get(E2E_TIMEOUT), c.get(CREATE));
+        String endpoint = c.get(ENDPOINT);
+        boolean discovery = switch (c.get(DISCOVERY)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> !isLocal(endpoint); // one local endpoint has no other regions to discover
+        };
+        return new CosmosSettings(endpoint, c.get(KEY), c.get(DATABASE), c.get(CONTAINER),
+                ConnectionMode.valueOf(c.get(MODE).toUpperCase(Locale.ROOT)), c.get(E2E_TIMEOUT), c.get(CREATE), discovery);
+    }
+
+    static boolean isLocal(String endpoint) {
+        return endpoint.contains("://127.0.0.1") || endpoint.contains("://localhost");
     }
 
     @Override
     public String toString() { // the key never reaches a log
         return "CosmosSettings[endpoint=" + endpoint + ", database=" + database + ", container=" + container
-                + ", mode=" + mode + ", endToEndTimeout=" + endToEndTimeout + "]";
+                + ", mode=" + mode + ", endToEndTimeout=" + endToEndTimeout + ", endpointDiscovery=" + endpointDiscovery + "]";
     }
 }

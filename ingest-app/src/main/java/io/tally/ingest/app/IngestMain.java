@@ -33,6 +33,7 @@ public final class IngestMain implements AutoCloseable {
     private BucketSink sink;
     private Thread sinkThread;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean failed;
 
     public IngestMain(IngestSettings settings) {
         this.settings = settings;
@@ -49,8 +50,15 @@ public final class IngestMain implements AutoCloseable {
         }
         IngestMain app = new IngestMain(settings);
         Runtime.getRuntime().addShutdownHook(new Thread(app::close, "ingest-shutdown"));
-        app.start();
+        try {
+            app.start();
+        } catch (RuntimeException e) {
+            // Half-started (say Streams running, Cosmos unreachable) is worse than stopped: exit so a supervisor restarts us.
+            log.error("ingest-app could not start", e);
+            System.exit(1);
+        }
         app.stopped.await();
+        if (app.failed) System.exit(1);
     }
 
     public void start() {
@@ -100,6 +108,7 @@ public final class IngestMain implements AutoCloseable {
                 sink.run();
             } catch (RuntimeException e) {
                 log.error("sink stopped without committing its last batch; restart to resume from the last commit", e);
+                failed = true;
                 stopped.countDown();
             }
         }, "tally-sink");

@@ -17,14 +17,15 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Stages 1-6 of the data flow: decode, key into buckets, repartition by bucket, aggregate into
- * absolute values, emit changed buckets to {@code bucket-updates}.
+ * Stages 1-6 of the data flow: decode (failures to {@code transactions.dlq}), key into buckets,
+ * repartition by bucket, aggregate into absolute values, emit changed buckets to {@code bucket-updates}.
  *
  * <p>One built-in grade for now: spend per customer per hour. Every step that becomes a topic or a
  * store is named, so adding a step does not rename (and orphan) existing changelogs.
@@ -34,6 +35,8 @@ public final class TallyTopology {
     public static final String REPARTITION = "bucket-repartition";
     public static final String BUCKET_STORE = "bucket-store";
     public static final String SINK = "bucket-updates-sink";
+    public static final String DECODE = "decode";
+    public static final String DLQ_SINK = "dlq-sink";
 
     static final String GRADE = "spend";
     static final TimeUnit UNIT = TimeUnit.HOUR;
@@ -43,8 +46,14 @@ public final class TallyTopology {
 
     public static void build(StreamsBuilder builder, Deserializer<TransactionEvent> events) {
         Serde<BucketDocument> docs = BucketDocumentSerde.serde();
-        builder.stream(Topics.TRANSACTIONS, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
-                .mapValues((k, bytes) -> events.deserialize(Topics.TRANSACTIONS, bytes), Named.as("decode"))
+        KStream<byte[], Decoded> decoded = builder
+                .stream(Topics.TRANSACTIONS, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
+                .process(() -> new DecodeProcessor(events), Named.as(DECODE));
+        decoded.filter((k, d) -> d.isRejected(), Named.as("rejected"))
+                .mapValues(Decoded::raw, Named.as("original-bytes"))
+                .to(Topics.TRANSACTIONS_DLQ, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(DLQ_SINK));
+        decoded.filter((k, d) -> !d.isRejected(), Named.as("accepted"))
+                .mapValues(Decoded::event, Named.as("event"))
                 .map((k, ev) -> {
                     BucketKey key = new BucketKey(ev.getDomain(), ev.getCustomerId(), GRADE, UNIT,
                             UNIT.bucketIndex(ev.getEventTime()));

@@ -84,12 +84,41 @@ class TallyTopologyTest {
     }
 
     @Test
+    void undecodableAndEmptyRecordsGoToTheDlqWithTheirCoordinatesAndTheStreamGoesOn() {
+        Instant t = Instant.parse("2024-05-01T10:15:00Z");
+        byte[] garbage = "{not avro".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        input.pipeInput("c-1", garbage);
+        input.pipeInput("c-1", new byte[0]);
+        input.pipeInput("c-1", avro(event("tx-1", "c-1", t, "10.50")));
+
+        var out = driver.createOutputTopic(Topics.TRANSACTIONS_DLQ, Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer());
+        var rejected = out.readRecordsToList();
+        assertThat(rejected).hasSize(2);
+        assertThat(rejected.get(0).value()).isEqualTo(garbage);
+        assertThat(header(rejected.get(0), DeadLetters.REASON)).isEqualTo("DECODE_FAILED");
+        assertThat(header(rejected.get(0), DeadLetters.MESSAGE)).isNotBlank();
+        assertThat(header(rejected.get(0), DeadLetters.SOURCE_TOPIC)).isEqualTo(Topics.TRANSACTIONS);
+        assertThat(header(rejected.get(0), DeadLetters.SOURCE_PARTITION)).isEqualTo("0");
+        assertThat(header(rejected.get(0), DeadLetters.SOURCE_OFFSET)).isEqualTo("0");
+        assertThat(header(rejected.get(0), DeadLetters.TIME)).isNotBlank();
+        assertThat(header(rejected.get(1), DeadLetters.REASON)).isEqualTo("EMPTY_VALUE");
+        assertThat(header(rejected.get(1), DeadLetters.SOURCE_OFFSET)).isEqualTo("1");
+
+        KeyValueStore<String, BucketDocument> store = driver.getKeyValueStore(TallyTopology.BUCKET_STORE);
+        assertThat(store.get("shop|c-1|spend|hour|" + TimeUnit.HOUR.bucketIndex(t)).count()).isEqualTo(1);
+    }
+
+    private static String header(org.apache.kafka.streams.test.TestRecord<byte[], byte[]> r, String key) {
+        return new String(r.headers().lastHeader(key).value(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Test
     void everyStepThatBecomesATopicOrStoreIsNamed() {
         StreamsBuilder builder = new StreamsBuilder();
         TallyTopology.build(builder, (topic, bytes) -> null);
         String described = builder.build().describe().toString();
         assertThat(described).contains(TallyTopology.SOURCE, "(topic: " + TallyTopology.REPARTITION + ")",
-                TallyTopology.BUCKET_STORE, TallyTopology.SINK).doesNotContain("KSTREAM-");
+                TallyTopology.BUCKET_STORE, TallyTopology.SINK, TallyTopology.DLQ_SINK).doesNotContain("KSTREAM-");
     }
 
     static TransactionEvent event(String tx, String customer, Instant time, String amount) {

@@ -1,0 +1,18 @@
+package io.tally.ingest.topology;
+
+import io.tally.schemas.avro.TransactionEvent;
+
+/** The outcome of stage 1: an event, or the raw bytes of a record bound for the DLQ. */
+record Decoded(TransactionEvent event, byte[] raw) {
+    static Decoded ok(TransactionEvent event) {
+        return new Decoded(event, null);
+    }
+
+    static Decoded rejected(byte[] raw) {
+        return new Decoded(null, raw);
+    }
+
+    boolean isRejected() {
+        return event == null;
+    }
+}

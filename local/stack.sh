@@ -1,0 +1,451 @@
+#!/usr/bin/env bash
+# The Tally stack without Docker: a single-node KRaft Kafka broker (jars from Maven Central), AxonOps
+# Schema Registry (built from the Go module proxy, in-memory) and the local Cosmos endpoint (local/cosmos).
+#
+#   local/stack.sh up     [component...]   prepare what is missing, start, wait for health, create topics
+#   local/stack.sh down   [component...]   SIGTERM, then SIGKILL after TALLY_STOP_TIMEOUT_S (default 30)
+#   local/stack.sh status [component...]   one line per component; exit 0 only if all are up
+#   local/stack.sh clean  [--all]          down, then delete data and logs; --all also deletes the
+#                                          downloaded Kafka jars and the registry binary (whole state dir)
+#
+# Components: kafka, registry, cosmos (default: all). Everything binds to 127.0.0.1.
+# State: ${TALLY_STATE_DIR:-<repo>/.tally}/{logs,run,kafka,registry,bin,cosmos}.
+# Ports: TALLY_KAFKA_PORT=9092 TALLY_KAFKA_CONTROLLER_PORT=9093 TALLY_REGISTRY_PORT=8085
+#        TALLY_COSMOS_PORT=8081 TALLY_COSMOS_CONTROL_PORT=8082
+# Tuning: TALLY_KAFKA_HEAP_OPTS (default -Xms256m -Xmx512m), TALLY_START_TIMEOUT_S (default 90).
+set -euo pipefail
+# shellcheck source=lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+COMPONENTS=(kafka registry cosmos)
+START_TIMEOUT_S=${TALLY_START_TIMEOUT_S:-90}
+STOP_TIMEOUT_S=${TALLY_STOP_TIMEOUT_S:-30}
+REGISTRY_BIN=$STATE/bin/schema-registry
+COSMOS_DIR=$TALLY_ROOT/local/cosmos
+COSMOS_MAIN=$COSMOS_DIR/bin/tally-cosmos.js
+
+usage() {
+  sed -n '2,16s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+  exit "${1:-2}"
+}
+
+# --- per component: a marker in the process's command line (guards against a reused pid), its ports,
+# --- and how to tell it is healthy.
+
+cmdline_marker() {
+  case $1 in
+    kafka) printf '%s\n' "kafka.Kafka" ;;
+    registry) printf '%s\n' "$REGISTRY_BIN" ;;
+    cosmos) printf '%s\n' "tally-cosmos.js" ;;
+  esac
+}
+
+ports_of() {
+  case $1 in
+    kafka) printf '%s\n' "$TALLY_KAFKA_PORT" "$TALLY_KAFKA_CONTROLLER_PORT" ;;
+    registry) printf '%s\n' "$TALLY_REGISTRY_PORT" ;;
+    cosmos) printf '%s\n' "$TALLY_COSMOS_PORT" "$TALLY_COSMOS_CONTROL_PORT" ;;
+  esac
+}
+
+endpoint_of() {
+  case $1 in
+    kafka) printf '%s\n' "127.0.0.1:$TALLY_KAFKA_PORT (controller 127.0.0.1:$TALLY_KAFKA_CONTROLLER_PORT)" ;;
+    registry) printf '%s\n' "http://127.0.0.1:$TALLY_REGISTRY_PORT" ;;
+    cosmos) printf '%s\n' "https://127.0.0.1:$TALLY_COSMOS_PORT (control http://127.0.0.1:$TALLY_COSMOS_CONTROL_PORT, TLS files $STATE/cosmos/tls)" ;;
+  esac
+}
+
+# Cheap check used by status and by up's wait loop. Kafka's real check (a metadata request) is the
+# topic step that follows in `up`.
+healthy() {
+  case $1 in
+    kafka) port_open "$TALLY_KAFKA_PORT" && port_open "$TALLY_KAFKA_CONTROLLER_PORT" ;;
+    registry) http_ok "http://127.0.0.1:$TALLY_REGISTRY_PORT/health/ready" ;;
+    cosmos) http_ok "http://127.0.0.1:$TALLY_COSMOS_CONTROL_PORT/health" ;;
+  esac
+}
+
+# pid of the component we started, if it is still that process.
+component_pid() {
+  local pid
+  pid=$(live_pid "$1") || return 1
+  ps -o command= -p "$pid" 2>/dev/null | grep -qF -- "$(cmdline_marker "$1")" || return 1
+  printf '%s\n' "$pid"
+}
+
+# --- prepare: download/build what is missing. Each runs in the background during `up`, output to
+# --- $STATE/logs/prepare-<component>.log.
+
+kafka_needs_prepare() {
+  [[ $(cat "$KAFKA_LIBS/.complete" 2>/dev/null) != "$(cksum <"$TALLY_ROOT/local/kafka/pom.xml")" ]]
+}
+
+kafka_prepare() {
+  local mvn tmp=$STATE/kafka/libs.tmp
+  mvn=$(maven_cmd)
+  rm -rf "$tmp"
+  "$mvn" -B -q -Dstyle.color=never -f "$TALLY_ROOT/local/kafka/pom.xml" \
+    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tmp"
+  cksum <"$TALLY_ROOT/local/kafka/pom.xml" >"$tmp/.complete"
+  rm -rf "$KAFKA_LIBS"
+  mv "$tmp" "$KAFKA_LIBS"
+}
+
+registry_needs_prepare() {
+  local d=$TALLY_ROOT/local/schema-registry
+  ! [[ -x $REGISTRY_BIN && $REGISTRY_BIN -nt $d/go.sum && $REGISTRY_BIN -nt $d/go.mod && $REGISTRY_BIN -nt $d/build.sh ]]
+}
+
+registry_prepare() {
+  "$TALLY_ROOT/local/schema-registry/build.sh" "$REGISTRY_BIN" >/dev/null
+}
+
+cosmos_needs_prepare() {
+  # npm ci writes node_modules/.package-lock.json; redo it when package-lock.json changed since.
+  ! [[ -f $COSMOS_DIR/node_modules/.package-lock.json && $COSMOS_DIR/node_modules/.package-lock.json -nt $COSMOS_DIR/package-lock.json ]]
+}
+
+cosmos_prepare() {
+  (cd "$COSMOS_DIR" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
+# --- start
+
+kafka_start() {
+  local conf=$STATE/kafka/server.properties data=$STATE/kafka/data cluster_id t
+  t=$(<"$TALLY_ROOT/local/kafka/server.properties.template")
+  t=${t//@KAFKA_PORT@/$TALLY_KAFKA_PORT}
+  t=${t//@CONTROLLER_PORT@/$TALLY_KAFKA_CONTROLLER_PORT}
+  t=${t//@DATA_DIR@/$data}
+  printf '%s\n' "$t" >"$conf"
+  if [[ ! -f $data/meta.properties ]]; then
+    # 16 random bytes, base64url without padding, like `kafka-storage random-uuid`; a leading '-' would be
+    # read as an option by the format command.
+    cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+    cluster_id=${cluster_id/#-/A}
+    say "kafka: formatting $data (cluster id $cluster_id)"
+    kafka_tool storage format -t "$cluster_id" -c "$conf" >"$STATE/logs/kafka-format.log" 2>&1 ||
+      { tail -n 20 "$STATE/logs/kafka-format.log" >&2; die "kafka: storage format failed (log: $STATE/logs/kafka-format.log)"; }
+  fi
+  # shellcheck disable=SC2086 # TALLY_KAFKA_HEAP_OPTS is a list of JVM flags
+  start_detached kafka "$(java_bin)" ${TALLY_KAFKA_HEAP_OPTS:--Xms256m -Xmx512m} -XX:+UseG1GC \
+    -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+    -Dlog4j2.configurationFile="$TALLY_ROOT/local/kafka/log4j2.properties" \
+    -cp "$KAFKA_LIBS/*" kafka.Kafka "$conf"
+}
+
+registry_start() {
+  # Configuration: local/schema-registry/config.yaml (memory storage, BACKWARD); host/port via the
+  # registry's own environment overrides.
+  start_detached registry env SCHEMA_REGISTRY_HOST=127.0.0.1 SCHEMA_REGISTRY_PORT="$TALLY_REGISTRY_PORT" \
+    "$REGISTRY_BIN" -config "$TALLY_ROOT/local/schema-registry/config.yaml"
+}
+
+cosmos_start() {
+  mkdir -p "$STATE/cosmos/tls"
+  start_detached cosmos node "$COSMOS_MAIN" --host 127.0.0.1 --port "$TALLY_COSMOS_PORT" \
+    --control-port "$TALLY_COSMOS_CONTROL_PORT" --tls-dir "$STATE/cosmos/tls"
+}
+
+# --- topics (local/kafka/topics.conf)
+
+BOOTSTRAP=127.0.0.1:$TALLY_KAFKA_PORT
+
+# describe all non-internal topics; retried until the broker answers or the deadline passes.
+describe_topics() {
+  local deadline=$1 out
+  while :; do
+    if out=$(kafka_tool topics --bootstrap-server "$BOOTSTRAP" --describe --exclude-internal 2>&1); then
+      printf '%s\n' "$out"
+      return 0
+    fi
+    if ((SECONDS >= deadline)); then
+      printf '%s\n' "$out" | tail -n 10 >&2
+      return 1
+    fi
+    sleep 1
+  done
+}
+
+# Prints "partitions configs" of topic $2 from describe output $1, e.g. "6 min.insync.replicas=1,retention.ms=1".
+topic_summary() {
+  awk -v t="$2" -F '\t' '
+    $1 == "Topic: " t {
+      for (i = 1; i <= NF; i++) {
+        if ($i ~ /^PartitionCount: /) { p = substr($i, 17) }
+        if ($i ~ /^Configs: /) { c = substr($i, 10) }
+      }
+      print p, c; exit
+    }' <<<"$1"
+}
+
+# Number of partitions of the listed topics without a leader in describe output $1.
+leaderless() {
+  awk -v names="$2" -F '\t' '
+    BEGIN { n = split(names, a, " "); for (i = 1; i <= n; i++) want["Topic: " a[i]] = 1 }
+    $1 == "" && ($2 in want) {
+      for (i = 1; i <= NF; i++) if ($i ~ /^Leader: /) { l = substr($i, 9); if (l !~ /^[0-9]+$/) bad++ }
+    }
+    END { print bad + 0 }' <<<"$1"
+}
+
+ensure_topics() {
+  local deadline=$((SECONDS + START_TIMEOUT_S)) desc name parts configs have have_parts have_configs kv
+  local changed=0 missing failed=0 job
+  local -a names=() missing_kv=() kvs=() cfg_args=() jobs=()
+  desc=$(describe_topics "$deadline") || die "kafka: the broker does not answer metadata requests; last lines of $STATE/logs/kafka.log:
+$(tail -n 30 "$STATE/logs/kafka.log" 2>/dev/null)"
+  while read -r name parts configs <&3; do
+    [[ -z $name || $name == \#* ]] && continue
+    names+=("$name")
+    have=$(topic_summary "$desc" "$name")
+    if [[ -z $have ]]; then
+      say "kafka: creating topic $name ($parts partitions${configs:+, $configs})"
+      changed=1
+      cfg_args=()
+      if [[ $configs != - && -n $configs ]]; then
+        IFS=, read -ra kvs <<<"$configs"
+        for kv in "${kvs[@]}"; do cfg_args+=(--config "$kv"); done
+      fi
+      kafka_tool topics --bootstrap-server "$BOOTSTRAP" --create --if-not-exists --topic "$name" \
+        --partitions "$parts" --replication-factor 1 "${cfg_args[@]}" >/dev/null &
+      jobs+=($!)
+      continue
+    fi
+    have_parts=${have%% *}
+    have_configs=,${have#* },
+    if ((have_parts < parts)); then
+      say "kafka: topic $name has $have_parts partitions, raising to $parts"
+      changed=1
+      kafka_tool topics --bootstrap-server "$BOOTSTRAP" --alter --topic "$name" --partitions "$parts" >/dev/null &
+      jobs+=($!)
+    elif ((have_parts > parts)); then
+      say "kafka: warning: topic $name has $have_parts partitions, topics.conf says $parts (Kafka cannot lower it; 'local/stack.sh clean' recreates it)"
+    fi
+    missing_kv=()
+    if [[ $configs != - && -n $configs ]]; then
+      IFS=, read -ra kvs <<<"$configs"
+      for kv in "${kvs[@]}"; do [[ $have_configs == *",$kv,"* ]] || missing_kv+=("$kv"); done
+    fi
+    if ((${#missing_kv[@]})); then
+      say "kafka: topic $name: setting ${missing_kv[*]}"
+      changed=1
+      kafka_tool configs --bootstrap-server "$BOOTSTRAP" --alter --entity-type topics --entity-name "$name" \
+        --add-config "$(IFS=,; printf '%s' "${missing_kv[*]}")" >/dev/null &
+      jobs+=($!)
+    fi
+  done 3<"$TALLY_ROOT/local/kafka/topics.conf"
+  # The admin commands run side by side (each is a JVM start, ~1.5 s); their errors are on stderr.
+  for job in "${jobs[@]}"; do
+    wait "$job" || failed=1
+  done
+  ((failed == 0)) || die "kafka: creating or altering topics failed (messages above)"
+
+  # KAFKA-15591: producing right after createTopics can lose a batch; return only once every partition
+  # of every listed topic has a leader.
+  while :; do
+    # The first pass reuses the describe from above when nothing was created or altered.
+    if ((changed)); then
+      desc=$(describe_topics "$deadline") || true
+    fi
+    changed=1
+    missing=0
+    for name in "${names[@]}"; do [[ -n $(topic_summary "$desc" "$name") ]] || missing=1; done
+    ((missing == 0)) && (($(leaderless "$desc" "${names[*]}") == 0)) && break
+    ((SECONDS < deadline)) || die "kafka: topics not ready (missing, or partitions without a leader) after ${START_TIMEOUT_S}s:
+$desc"
+    sleep 0.5
+  done
+  say "kafka: topics ready: ${names[*]}"
+}
+
+# --- commands
+
+select_components() {
+  local c
+  SELECTED=()
+  if (($# == 0)); then
+    SELECTED=("${COMPONENTS[@]}")
+    return
+  fi
+  for c in "$@"; do
+    case $c in
+      kafka | registry | cosmos) SELECTED+=("$c") ;;
+      *) die "unknown component '$c' (expected: ${COMPONENTS[*]})" ;;
+    esac
+  done
+}
+
+cmd_up() {
+  select_components "$@"
+  command -v curl >/dev/null 2>&1 || die "curl is required for health checks (apt-get install curl)."
+  mkdir -p "$STATE"/{logs,run,kafka,registry,bin,cosmos}
+  local c pid port to_prepare=() pids=() failed=()
+
+  # Prerequisites first, with exact messages, before anything slow starts.
+  for c in "${SELECTED[@]}"; do
+    case $c in
+      kafka) require_java ;;
+      registry) registry_needs_prepare && require_go ;;
+      cosmos)
+        [[ -f $COSMOS_MAIN ]] || die "cosmos: $COSMOS_MAIN does not exist (local/cosmos is not built yet). Start the other components with 'local/stack.sh up kafka registry'."
+        require_node
+        ;;
+    esac
+  done
+
+  # Which ones run already (ours: pid file + matching command line), and are their ports free otherwise?
+  local -a to_start=()
+  for c in "${SELECTED[@]}"; do
+    if pid=$(component_pid "$c"); then
+      say "$c: already running (pid $pid)"
+      continue
+    fi
+    rm -f "$STATE/run/$c.pid"
+    for port in $(ports_of "$c"); do
+      port_open "$port" && die "$c: port $port on 127.0.0.1 is taken by a process this script did not start. Stop it, or choose other ports (TALLY_*_PORT, see 'local/stack.sh help')."
+    done
+    to_start+=("$c")
+    "${c}_needs_prepare" && to_prepare+=("$c")
+  done
+
+  # Downloads and builds run side by side (Maven is network-bound, go build CPU-bound).
+  if ((${#to_prepare[@]})); then
+    say "preparing ${to_prepare[*]} (first run: a few minutes; logs in $STATE/logs/prepare-*.log)"
+    for c in "${to_prepare[@]}"; do
+      ("${c}_prepare") >"$STATE/logs/prepare-$c.log" 2>&1 &
+      pids+=($!)
+    done
+    local i
+    for i in "${!to_prepare[@]}"; do
+      wait "${pids[i]}" || failed+=("${to_prepare[i]}")
+    done
+    for c in "${failed[@]}"; do
+      say "$c: preparation failed; last lines of $STATE/logs/prepare-$c.log:"
+      tail -n 25 "$STATE/logs/prepare-$c.log" >&2
+    done
+    ((${#failed[@]} == 0)) || exit 1
+  fi
+
+  for c in "${to_start[@]}"; do
+    say "$c: starting"
+    "${c}_start"
+  done
+
+  for c in "${SELECTED[@]}"; do
+    # The pid as written at start, alive or not, so a process that dies at once fails fast.
+    pid=$(cat "$STATE/run/$c.pid" 2>/dev/null) || pid=
+    local rc=0
+    PID_TO_WATCH=$pid wait_until "$START_TIMEOUT_S" healthy "$c" || rc=$?
+    if ((rc != 0)); then
+      if ((rc == 2)); then
+        say "$c: process exited during start-up; last lines of $STATE/logs/$c.log:"
+      else
+        say "$c: not healthy after ${START_TIMEOUT_S}s; last lines of $STATE/logs/$c.log:"
+      fi
+      tail -n 30 "$STATE/logs/$c.log" >&2 || true
+      say "stop what did start with 'local/stack.sh down'"
+      exit 1
+    fi
+  done
+
+  [[ " ${SELECTED[*]} " == *" kafka "* ]] && ensure_topics
+
+  say "stack up (${SELECTED[*]}), state in $STATE"
+  for c in "${SELECTED[@]}"; do
+    printf '%-9s %s\n' "$c" "$(endpoint_of "$c")"
+  done
+}
+
+# Kill process group $2 (the component was started as a session leader, so its children go too).
+signal_group() {
+  kill "-$1" -- "-$2" 2>/dev/null || kill "-$1" "$2" 2>/dev/null || true
+}
+
+group_alive() {
+  kill -0 -- "-$1" 2>/dev/null || kill -0 "$1" 2>/dev/null
+}
+
+cmd_down() {
+  select_components "$@"
+  local c pid names=() pids=()
+  for c in "${SELECTED[@]}"; do
+    if pid=$(component_pid "$c"); then
+      say "$c: stopping (pid $pid)"
+      signal_group TERM "$pid"
+      names+=("$c")
+      pids+=("$pid")
+    else
+      rm -f "$STATE/run/$c.pid"
+    fi
+  done
+  local deadline=$((SECONDS + STOP_TIMEOUT_S)) i alive
+  while :; do
+    alive=0
+    for i in "${!pids[@]}"; do group_alive "${pids[i]}" && alive=1; done
+    ((alive == 0 || SECONDS >= deadline)) && break
+    sleep 0.2
+  done
+  for i in "${!pids[@]}"; do
+    if group_alive "${pids[i]}"; then
+      say "${names[i]}: still running after ${STOP_TIMEOUT_S}s, sending SIGKILL"
+      signal_group KILL "${pids[i]}"
+      while group_alive "${pids[i]}"; do sleep 0.1; done
+    fi
+    rm -f "$STATE/run/${names[i]}.pid"
+  done
+  if ((${#names[@]})); then say "stopped: ${names[*]}"; else say "nothing was running"; fi
+}
+
+cmd_status() {
+  select_components "$@"
+  local c pid state note all=0 port
+  for c in "${SELECTED[@]}"; do
+    note=
+    if pid=$(component_pid "$c"); then
+      if healthy "$c"; then state="running (pid $pid)"; else state="unhealthy (pid $pid)"; all=1; fi
+    else
+      state=stopped
+      all=1
+      for port in $(ports_of "$c"); do
+        port_open "$port" && note=" [port $port is taken by a process this script did not start]"
+      done
+    fi
+    printf '%-9s %-22s %s%s\n' "$c" "$state" "$(endpoint_of "$c")" "$note"
+  done
+  return "$all"
+}
+
+cmd_clean() {
+  local all=0
+  case ${1:-} in
+    --all) all=1 ;;
+    "") ;;
+    *) die "usage: local/stack.sh clean [--all]" ;;
+  esac
+  cmd_down
+  case $STATE in
+    "" | / | "$HOME" | "$TALLY_ROOT") die "refusing to delete state dir '$STATE'" ;;
+  esac
+  if ((all)); then
+    rm -rf "$STATE"
+    say "removed $STATE (jars and registry binary will be fetched/built again on next up)"
+  else
+    # Kept: $STATE/kafka/libs, $STATE/bin (slow to get again) and $STATE/cosmos/tls (trust stores made
+    # from that certificate keep working).
+    rm -rf "$STATE/kafka/data" "$STATE/kafka/server.properties" "$STATE/registry" "$STATE/logs" "$STATE/run"
+    find "$STATE/cosmos" -mindepth 1 -maxdepth 1 ! -name tls -exec rm -rf {} + 2>/dev/null || true
+    say "removed data and logs in $STATE (kept Kafka jars, registry binary, Cosmos TLS files; 'clean --all' removes those too)"
+  fi
+}
+
+case ${1:-} in
+  up) shift; cmd_up "$@" ;;
+  down) shift; cmd_down "$@" ;;
+  status) shift; cmd_status "$@" ;;
+  clean) shift; cmd_clean "$@" ;;
+  -h | --help | help) usage 0 ;;
+  "") usage ;;
+  *) say "unknown command '$1'"; usage ;;
+esac

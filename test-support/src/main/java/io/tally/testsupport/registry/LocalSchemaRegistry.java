@@ -1,0 +1,255 @@
+package io.tally.testsupport.registry;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Confluent-compatible schema registry for tests, one per test JVM: AxonOps Schema Registry, the version
+ * pinned in {@code local/schema-registry/go.mod}, with in-memory storage and BACKWARD default compatibility
+ * ({@code local/schema-registry/config.yaml}).
+ *
+ * <p>Found in this order: {@code SCHEMA_REGISTRY_URL} when set (nothing is started, nothing is cleaned up:
+ * subjects of earlier runs stay there); else the binary is built if needed by
+ * {@code local/schema-registry/build.sh} (~2 min the first time on a machine, then instant), started on a
+ * free loopback port, and stopped when the JVM exits. Every JVM that starts one gets an empty registry, so
+ * schema ids start at 1 and subjects of other test JVMs are not visible.
+ *
+ * <p>Thread-safe: {@link #get()} is synchronized; the instance is immutable.
+ */
+public final class LocalSchemaRegistry {
+    private static final Logger log = LoggerFactory.getLogger(LocalSchemaRegistry.class);
+
+    private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(10);
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
+    /** A free port can be taken by someone else between probing and binding; try a new one that often. */
+    private static final int START_ATTEMPTS = 3;
+    private static final int LOG_TAIL_LINES = 40;
+
+    private static LocalSchemaRegistry instance;
+
+    private final String url;
+    private final OptionalLong pid;
+    private final String origin;
+
+    private LocalSchemaRegistry(String url, OptionalLong pid, String origin) {
+        this.url = url;
+        this.pid = pid;
+        this.origin = origin;
+    }
+
+    /** The registry of this JVM, started on first use. */
+    public static synchronized LocalSchemaRegistry get() {
+        if (instance == null) {
+            instance = locateOrStart();
+            log.info("tests use the schema registry {} ({})", instance.url, instance.origin);
+        }
+        return instance;
+    }
+
+    /** Base URL without a trailing slash, e.g. {@code http://127.0.0.1:41234}. */
+    public String url() { return url; }
+
+    /** Process id of the registry when this JVM started it. */
+    public OptionalLong pid() { return pid; }
+
+    /** Where the registry came from: SCHEMA_REGISTRY_URL or started here. */
+    public String origin() { return origin; }
+
+    /** The repository root: the first directory upwards from user.dir holding local/schema-registry/go.mod. */
+    public static Path repoRoot() {
+        Path dir = Paths.get(System.getProperty("user.dir")).toAbsolutePath();
+        for (Path p = dir; p != null; p = p.getParent()) {
+            if (Files.isRegularFile(p.resolve("local/schema-registry/go.mod"))) return p;
+        }
+        throw new IllegalStateException(
+                "cannot find the repository root (a directory with local/schema-registry/go.mod) above " + dir);
+    }
+
+    private static LocalSchemaRegistry locateOrStart() {
+        String fromEnv = System.getenv("SCHEMA_REGISTRY_URL");
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            String url = fromEnv.strip().replaceAll("/+$", "");
+            return new LocalSchemaRegistry(url, OptionalLong.empty(), "SCHEMA_REGISTRY_URL");
+        }
+        Path root = repoRoot();
+        Path state = stateDir(root);
+        Path binary = build(root, state);
+        IllegalStateException last = null;
+        for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+            try {
+                return start(root, state, binary, freePort());
+            } catch (PortTakenException e) {
+                last = e;
+                log.debug("schema registry port was taken before it could bind (attempt {}): {}", attempt, e.getMessage());
+            }
+        }
+        throw last;
+    }
+
+    private static Path stateDir(Path root) {
+        String dir = System.getenv("TALLY_STATE_DIR");
+        return dir != null && !dir.isBlank() ? Paths.get(dir) : root.resolve(".tally");
+    }
+
+    /** Runs build.sh, which returns at once when the binary is newer than go.mod/go.sum. */
+    private static Path build(Path root, Path state) {
+        Path binary = state.resolve("bin/schema-registry");
+        Path logFile = state.resolve("logs/test-registry-build.log");
+        Path script = root.resolve("local/schema-registry/build.sh");
+        try {
+            Files.createDirectories(logFile.getParent());
+            Process p = new ProcessBuilder("bash", script.toString(), binary.toString())
+                    .directory(root.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(logFile.toFile())
+                    .start();
+            if (!p.waitFor(BUILD_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException(script + " did not finish within " + BUILD_TIMEOUT.toMinutes()
+                        + " min; log " + logFile + ":\n" + tail(logFile));
+            }
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException(script + " failed with code " + p.exitValue() + " (Go >= 1.22 is "
+                        + "needed to build the schema registry); log " + logFile + ":\n" + tail(logFile));
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + script + " (is bash on PATH?)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while building the schema registry", e);
+        }
+        if (!Files.isExecutable(binary)) {
+            throw new IllegalStateException(script + " succeeded but " + binary + " is missing; log " + logFile);
+        }
+        return binary;
+    }
+
+    private static LocalSchemaRegistry start(Path root, Path state, Path binary, int port) {
+        Path logFile = state.resolve("logs/test-registry-" + ProcessHandle.current().pid() + ".log");
+        Process process;
+        try {
+            ProcessBuilder pb = new ProcessBuilder(binary.toString(),
+                    "-config", root.resolve("local/schema-registry/config.yaml").toString())
+                    .directory(root.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(logFile.toFile());
+            // The registry reads SCHEMA_REGISTRY_* overrides (storage type, database, auth, ...); a developer's
+            // shell must not point a test registry at a real database.
+            Map<String, String> env = pb.environment();
+            env.keySet().removeIf(k -> k.startsWith("SCHEMA_REGISTRY_"));
+            env.put("SCHEMA_REGISTRY_HOST", "127.0.0.1");
+            env.put("SCHEMA_REGISTRY_PORT", Integer.toString(port));
+            process = pb.start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start the schema registry " + binary, e);
+        }
+        Thread hook = new Thread(() -> stop(process), "local-schema-registry-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+
+        String url = "http://127.0.0.1:" + port;
+        try {
+            awaitReady(process, URI.create(url + "/health/ready"), logFile);
+        } catch (RuntimeException e) {
+            stop(process);
+            Runtime.getRuntime().removeShutdownHook(hook);
+            throw e;
+        }
+        return new LocalSchemaRegistry(url, OptionalLong.of(process.pid()),
+                "started here, pid " + process.pid() + ", log " + logFile);
+    }
+
+    private static void awaitReady(Process process, URI health, Path logFile) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        HttpRequest request = HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(2)).GET().build();
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                String tail = tail(logFile);
+                String message = "the schema registry exited with code " + process.exitValue()
+                        + " before it was ready; log " + logFile + ":\n" + tail;
+                if (tail.contains("address already in use")) throw new PortTakenException(message);
+                throw new IllegalStateException(message);
+            }
+            try {
+                if (http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) return;
+            } catch (IOException e) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the schema registry", e);
+            }
+            sleep(50);
+        }
+        throw new IllegalStateException("the schema registry did not answer " + health + " with 200 within "
+                + READY_TIMEOUT.toSeconds() + " s; log " + logFile + ":\n" + tail(logFile));
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find a free port on 127.0.0.1", e);
+        }
+    }
+
+    private static void stop(Process process) {
+        if (!process.isAlive()) return;
+        process.destroy(); // SIGTERM: the registry shuts its HTTP server down and exits 0
+        try {
+            if (!process.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly().waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static String tail(Path file) {
+        List<String> lines;
+        try {
+            lines = Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : new ArrayList<>();
+        } catch (IOException e) {
+            return "  (cannot read " + file + ": " + e.getMessage() + ")";
+        }
+        List<String> last = lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size());
+        return last.isEmpty() ? "  (no output)" : "  " + String.join("\n  ", last);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the schema registry", e);
+        }
+    }
+
+    /** The probed free port was bound by another process first; {@link #locateOrStart()} retries. */
+    private static final class PortTakenException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        PortTakenException(String message) {
+            super(message);
+        }
+    }
+}
