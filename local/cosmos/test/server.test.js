@@ -1,0 +1,159 @@
+'use strict';
+
+// The HTTP surface without the Java SDK: a real HTTPS listener on a free port,
+// requests shaped like the SDK's (headers per the SDK's own constants).
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const https = require('https');
+const http = require('http');
+const { ensureTls } = require('../src/tls');
+const { createCosmosServer } = require('../src/server');
+const { createControlServer } = require('../src/control');
+const { FaultRules } = require('../src/faults');
+const { Stats } = require('../src/stats');
+const { ThroughputBudget } = require('../src/throughput');
+
+let cosmos;
+let control;
+let base;
+let controlBase;
+let agent;
+let tlsDir;
+
+test.before(async () => {
+  tlsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-cosmos-test-'));
+  const tls = ensureTls(tlsDir);
+  const faults = new FaultRules();
+  const stats = new Stats();
+  const throughput = new ThroughputBudget();
+  cosmos = createCosmosServer({ cert: tls.certPem, key: tls.keyPem, faults, stats, throughput });
+  control = createControlServer({ faults, stats, throughput, initialThroughput: null, info: () => ({}) });
+  await new Promise((r) => cosmos.listen(0, '127.0.0.1', r));
+  await new Promise((r) => control.listen(0, '127.0.0.1', r));
+  base = `https://127.0.0.1:${cosmos.address().port}`;
+  controlBase = `http://127.0.0.1:${control.address().port}`;
+  agent = new https.Agent({ ca: tls.certPem, keepAlive: true });
+  await call('POST', '/dbs', { id: 'db' });
+  await call('POST', '/dbs/db/colls', { id: 'c', partitionKey: { paths: ['/pk'], kind: 'Hash' }, defaultTtl: -1 });
+});
+
+test.after(() => {
+  agent.destroy();
+  cosmos.close();
+  control.close();
+  fs.rmSync(tlsDir, { recursive: true, force: true });
+});
+
+function call(method, p, body, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? null : Buffer.from(JSON.stringify(body));
+    const req = https.request(`${base}${p}`, { method, agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        resolve({ status: res.statusCode, headers: res.headers, body: text ? JSON.parse(text) : null });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+function controlCall(method, p, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${controlBase}${p}`, { method, headers: { 'content-type': 'application/json' } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? null : JSON.stringify(body));
+  });
+}
+
+const pk = (v) => ({ 'x-ms-documentdb-partitionkey': JSON.stringify([v]) });
+
+test('keep-alive, request charge and activity id on every answer', async () => {
+  const r = await call('GET', '/');
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.connection, 'keep-alive');
+  assert.ok(r.headers['x-ms-request-charge'] !== undefined);
+  assert.ok(r.headers['x-ms-activity-id']);
+});
+
+test('a missing document is 404, not 500', async () => {
+  const r = await call('GET', '/dbs/db/colls/c/docs/nope', undefined, pk('p'));
+  assert.equal(r.status, 404);
+  assert.equal(r.headers['x-ms-request-charge'], '1.00');
+});
+
+test('the query-plan request gets a plan, not documents', async () => {
+  await call('POST', '/dbs/db/colls/c/docs', { id: 'q1', pk: 'p' }, pk('p'));
+  const r = await call('POST', '/dbs/db/colls/c/docs', { query: 'SELECT * FROM c', parameters: [] },
+    { 'x-ms-cosmos-is-query-plan-request': 'True', 'x-ms-documentdb-isquery': 'True' });
+  assert.equal(r.status, 200);
+  assert.equal(r.body.partitionedQueryExecutionInfoVersion, 2);
+  assert.deepEqual(r.body.queryRanges, [{ min: '', max: 'FF', isMinInclusive: true, isMaxInclusive: false }]);
+  assert.equal(r.body.queryInfo.distinctType, 'None');
+  assert.equal(r.body.Documents, undefined);
+});
+
+test('a failing transactional batch rolls back and answers 207 with 424s', async () => {
+  await call('POST', '/dbs/db/colls/c/docs', { id: 'b-existing', pk: 'b', v: 1 }, pk('b'));
+  const ops = [
+    { operationType: 'Create', resourceBody: { id: 'b-new', pk: 'b' } },
+    { operationType: 'Patch', id: 'b-existing', resourceBody: { operations: [{ op: 'incr', path: '/v', value: 1 }] } },
+    { operationType: 'Create', resourceBody: { id: 'b-existing', pk: 'b' } },
+  ];
+  const r = await call('POST', '/dbs/db/colls/c/docs', ops,
+    { ...pk('b'), 'x-ms-cosmos-is-batch-request': 'True', 'x-ms-cosmos-batch-atomic': 'True' });
+  assert.equal(r.status, 207);
+  assert.deepEqual(r.body.map((x) => x.statusCode), [424, 424, 409]);
+  assert.equal((await call('GET', '/dbs/db/colls/c/docs/b-new', undefined, pk('b'))).status, 404);
+  assert.equal((await call('GET', '/dbs/db/colls/c/docs/b-existing', undefined, pk('b'))).body.v, 1);
+});
+
+test('an injected fault answers with status, sub-status and retry-after, then stops', async () => {
+  const added = await controlCall('POST', '/faults', { status: 410, subStatus: 1002, retryAfterMs: 7, kind: 'read', count: 1 });
+  assert.equal(added.status, 201);
+  const r = await call('GET', '/dbs/db/colls/c/docs/q1', undefined, pk('p'));
+  assert.equal(r.status, 410);
+  assert.equal(r.headers['x-ms-substatus'], '1002');
+  assert.equal(r.headers['x-ms-retry-after-ms'], '7');
+  assert.equal((await call('GET', '/dbs/db/colls/c/docs/q1', undefined, pk('p'))).status, 200);
+  const stats = (await controlCall('GET', '/stats')).body;
+  assert.ok(stats.byKindStatus['read:410'] >= 1);
+  assert.ok(stats.injected >= 1);
+  await controlCall('DELETE', '/faults');
+});
+
+test('an invalid fault rule is refused with its reason', async () => {
+  const r = await controlCall('POST', '/faults', { status: 200 });
+  assert.equal(r.status, 400);
+  assert.match(r.body.error, /status/);
+});
+
+test('a spent throughput budget answers 429/3200 with retry-after', async () => {
+  await controlCall('PUT', '/throughput', { ruPerSecond: 10, database: 'db', container: 'c' });
+  let throttled = null;
+  for (let i = 0; i < 10 && !throttled; i += 1) {
+    const r = await call('POST', '/dbs/db/colls/c/docs', { id: `t${i}`, pk: 't' }, pk('t'));
+    if (r.status === 429) throttled = r;
+  }
+  await controlCall('PUT', '/throughput', { ruPerSecond: null, database: 'db', container: 'c' });
+  assert.ok(throttled, 'expected a 429 within 10 writes at 10 RU/s');
+  assert.equal(throttled.headers['x-ms-substatus'], '3200');
+  assert.ok(Number(throttled.headers['x-ms-retry-after-ms']) > 0);
+  assert.equal(throttled.headers['x-ms-request-charge'], '0.00');
+});
+
+test('the control API is not served on the Cosmos port', async () => {
+  const r = await call('GET', '/faults');
+  assert.ok(r.status === 400 || r.status === 404);
+  assert.equal(r.body.rules, undefined);
+});

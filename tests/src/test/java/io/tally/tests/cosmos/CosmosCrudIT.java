@@ -1,0 +1,199 @@
+package io.tally.tests.cosmos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.azure.cosmos.CosmosAsyncContainer;
+import com.azure.cosmos.CosmosException;
+import com.azure.cosmos.models.CosmosContainerProperties;
+import com.azure.cosmos.models.CosmosContainerResponse;
+import com.azure.cosmos.models.CosmosDatabaseResponse;
+import com.azure.cosmos.models.CosmosItemRequestOptions;
+import com.azure.cosmos.models.CosmosItemResponse;
+import com.azure.cosmos.models.CosmosPatchItemRequestOptions;
+import com.azure.cosmos.models.CosmosPatchOperations;
+import com.azure.cosmos.models.PartitionKey;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Point operations, conditional writes and patch through the SDK, with their request charges. */
+class CosmosCrudIT extends LocalCosmosTestBase {
+    private CosmosAsyncContainer items;
+    private final CosmosItemRequestOptions withContent = new CosmosItemRequestOptions().setContentResponseOnWriteEnabled(true);
+
+    @BeforeAll
+    void createContainer() {
+        items = container("items", 3600);
+    }
+
+    @Test
+    void databaseAndContainerAreCreatedOnlyIfMissing() {
+        CosmosDatabaseResponse again = client.createDatabaseIfNotExists(databaseId).block();
+        assertThat(again.getStatusCode()).isEqualTo(200);
+
+        CosmosContainerProperties props = new CosmosContainerProperties("created-once", "/pk");
+        props.setDefaultTimeToLiveInSeconds(86_400);
+        CosmosContainerResponse first = database.createContainerIfNotExists(props).block();
+        CosmosContainerResponse second = database.createContainerIfNotExists(props).block();
+        assertThat(first.getStatusCode()).isEqualTo(201);
+        assertThat(second.getStatusCode()).isEqualTo(200);
+
+        CosmosContainerProperties read = database.getContainer("created-once").read().block().getProperties();
+        assertThat(read.getPartitionKeyDefinition().getPaths()).containsExactly("/pk");
+        assertThat(read.getDefaultTimeToLiveInSeconds()).isEqualTo(86_400);
+    }
+
+    @Test
+    void createReadUpsertReplaceDelete() {
+        ObjectNode a = doc("p1", "grade|day|1").put("sum", 10);
+        CosmosItemResponse<ObjectNode> created = items.createItem(a, new PartitionKey("p1"), withContent).block();
+        assertThat(created.getStatusCode()).isEqualTo(201);
+        assertThat(created.getItem().get("_etag").asText()).isNotBlank();
+        assertThat(created.getRequestCharge()).isBetween(5.0, 11.0);
+
+        CosmosItemResponse<ObjectNode> read = items.readItem("grade|day|1", new PartitionKey("p1"), ObjectNode.class).block();
+        assertThat(read.getStatusCode()).isEqualTo(200);
+        assertThat(read.getItem().get("sum").asInt()).isEqualTo(10);
+        assertThat(read.getRequestCharge()).isEqualTo(1.0);
+        assertThat(read.getETag()).isEqualTo(created.getETag());
+
+        CosmosItemResponse<ObjectNode> upserted = items.upsertItem(a.put("sum", 11), new PartitionKey("p1"), withContent).block();
+        assertThat(upserted.getStatusCode()).isEqualTo(200);
+        assertThat(upserted.getETag()).isNotEqualTo(created.getETag());
+        assertThat(upserted.getRequestCharge()).isGreaterThan(created.getRequestCharge());
+
+        CosmosItemResponse<ObjectNode> upsertNew = items.upsertItem(doc("p1", "grade|day|2"), new PartitionKey("p1"), withContent).block();
+        assertThat(upsertNew.getStatusCode()).isEqualTo(201);
+
+        CosmosItemResponse<ObjectNode> replaced =
+                items.replaceItem(a.put("sum", 12), "grade|day|1", new PartitionKey("p1"), withContent).block();
+        assertThat(replaced.getStatusCode()).isEqualTo(200);
+        assertThat(replaced.getItem().get("sum").asInt()).isEqualTo(12);
+
+        CosmosItemResponse<Object> deleted = items.deleteItem("grade|day|1", new PartitionKey("p1")).block();
+        assertThat(deleted.getStatusCode()).isEqualTo(204);
+        assertThat(deleted.getRequestCharge()).isBetween(5.0, 11.0);
+        assertNotFound(() -> items.readItem("grade|day|1", new PartitionKey("p1"), ObjectNode.class).block());
+    }
+
+    @Test
+    void readingAMissingIdIs404WithACharge() {
+        CosmosException e = assertNotFound(() -> items.readItem("nope", new PartitionKey("p1"), ObjectNode.class).block());
+        assertThat(e.getRequestCharge()).isGreaterThan(0);
+        // Same id, other partition: still not found.
+        items.createItem(doc("p2", "only-in-p2")).block();
+        assertNotFound(() -> items.readItem("only-in-p2", new PartitionKey("p1"), ObjectNode.class).block());
+    }
+
+    @Test
+    void creatingAnExistingIdIsAConflict() {
+        items.createItem(doc("p3", "dup")).block();
+        assertThatThrownBy(() -> items.createItem(doc("p3", "dup")).block())
+                .isInstanceOfSatisfying(CosmosException.class, e -> assertThat(e.getStatusCode()).isEqualTo(409));
+        // The same id in another partition is a different item.
+        assertThat(items.createItem(doc("p4", "dup")).block().getStatusCode()).isEqualTo(201);
+    }
+
+    @Test
+    void ifMatchRejectsAStaleEtag() {
+        ObjectNode d = doc("p5", "versioned").put("ver", 1);
+        String etag1 = items.createItem(d).block().getETag();
+        String etag2 = items.replaceItem(d.put("ver", 2), "versioned", new PartitionKey("p5"),
+                new CosmosItemRequestOptions().setIfMatchETag(etag1)).block().getETag();
+        assertThat(etag2).isNotEqualTo(etag1);
+
+        assertPreconditionFailed(() -> items.replaceItem(d.put("ver", 3), "versioned", new PartitionKey("p5"),
+                new CosmosItemRequestOptions().setIfMatchETag(etag1)).block());
+        assertPreconditionFailed(() -> items.upsertItem(d.put("ver", 3), new PartitionKey("p5"),
+                new CosmosItemRequestOptions().setIfMatchETag(etag1)).block());
+        assertPreconditionFailed(() -> items.deleteItem("versioned", new PartitionKey("p5"),
+                new CosmosItemRequestOptions().setIfMatchETag(etag1)).block());
+
+        assertThat(items.readItem("versioned", new PartitionKey("p5"), ObjectNode.class).block().getItem().get("ver").asInt())
+                .as("stale writes changed nothing").isEqualTo(2);
+        assertThat(items.deleteItem("versioned", new PartitionKey("p5"),
+                new CosmosItemRequestOptions().setIfMatchETag(etag2)).block().getStatusCode()).isEqualTo(204);
+    }
+
+    @Test
+    void patchSetsIncrementsAddsAndRemoves() {
+        ObjectNode d = doc("p6", "patched").put("count", 5).put("old", true);
+        d.putArray("tags").add("a");
+        items.createItem(d).block();
+
+        CosmosItemResponse<ObjectNode> patched = items.patchItem("patched", new PartitionKey("p6"),
+                CosmosPatchOperations.create()
+                        .set("/max", 99)
+                        .increment("/count", 3)
+                        .increment("/sum", 2.5)
+                        .add("/tags/-", "b")
+                        .remove("/old"),
+                ObjectNode.class).block();
+        assertThat(patched.getStatusCode()).isEqualTo(200);
+        assertThat(patched.getRequestCharge()).isBetween(5.0, 11.0);
+        ObjectNode after = items.readItem("patched", new PartitionKey("p6"), ObjectNode.class).block().getItem();
+        assertThat(after.get("max").asInt()).isEqualTo(99);
+        assertThat(after.get("count").asInt()).isEqualTo(8);
+        assertThat(after.get("sum").asDouble()).isEqualTo(2.5);
+        assertThat(after.get("tags").toString()).isEqualTo("[\"a\",\"b\"]");
+        assertThat(after.has("old")).isFalse();
+
+        assertThatThrownBy(() -> items.patchItem("patched", new PartitionKey("p6"),
+                CosmosPatchOperations.create().remove("/missing"), ObjectNode.class).block())
+                .isInstanceOfSatisfying(CosmosException.class, e -> assertThat(e.getStatusCode()).isEqualTo(400));
+        assertNotFound(() -> items.patchItem("no-such", new PartitionKey("p6"),
+                CosmosPatchOperations.create().set("/a", 1), ObjectNode.class).block());
+    }
+
+    @Test
+    void conditionalPatchAppliesOnlyWhenThePredicateHolds() {
+        items.createItem(doc("p7", "bucket").put("ver", 7).put("Sum", 70)).block();
+        CosmosPatchOperations bump = CosmosPatchOperations.create().set("/ver", 8).set("/Sum", 80);
+
+        assertPreconditionFailed(() -> items.patchItem("bucket", new PartitionKey("p7"), bump,
+                new CosmosPatchItemRequestOptions().setFilterPredicate("from c where c.ver < 7"), ObjectNode.class).block());
+        // The predicate keeps its case (property names are case-sensitive).
+        CosmosItemResponse<ObjectNode> ok = items.patchItem("bucket", new PartitionKey("p7"), bump,
+                new CosmosPatchItemRequestOptions().setFilterPredicate("FROM c WHERE c.ver < 8 AND c.Sum = 70"), ObjectNode.class).block();
+        assertThat(ok.getStatusCode()).isEqualTo(200);
+        assertThat(items.readItem("bucket", new PartitionKey("p7"), ObjectNode.class).block().getItem().get("Sum").asInt())
+                .isEqualTo(80);
+    }
+
+    @Test
+    void requestChargesFollowDocumentSize() {
+        ObjectNode small = doc("p8", "small").put("v", 1);
+        ObjectNode big = doc("p8", "big").put("blob", "x".repeat(50 * 1024));
+        double smallWrite = items.createItem(small).block().getRequestCharge();
+        double bigWrite = items.createItem(big).block().getRequestCharge();
+        double smallRead = items.readItem("small", new PartitionKey("p8"), ObjectNode.class).block().getRequestCharge();
+        double bigRead = items.readItem("big", new PartitionKey("p8"), ObjectNode.class).block().getRequestCharge();
+
+        assertThat(smallWrite).isBetween(5.0, 7.0);
+        assertThat(bigWrite).isGreaterThan(smallWrite + 20);
+        assertThat(smallRead).isEqualTo(1.0);
+        assertThat(bigRead).isBetween(5.0, 7.0);
+    }
+
+    @Test
+    void aDocumentWhosePartitionKeyDiffersFromTheRequestIsRejected() {
+        assertThatThrownBy(() -> items.createItem(doc("p9", "mismatch"), new PartitionKey("other"), new CosmosItemRequestOptions()).block())
+                .isInstanceOfSatisfying(CosmosException.class, e -> assertThat(e.getStatusCode()).isEqualTo(400));
+    }
+
+    private static CosmosException assertNotFound(Runnable call) {
+        try {
+            call.run();
+        } catch (CosmosException e) {
+            assertThat(e.getStatusCode()).isEqualTo(404);
+            return e;
+        }
+        throw new AssertionError("expected 404 Not Found");
+    }
+
+    private static void assertPreconditionFailed(Runnable call) {
+        assertThatThrownBy(call::run)
+                .isInstanceOfSatisfying(CosmosException.class, e -> assertThat(e.getStatusCode()).isEqualTo(412));
+    }
+}
