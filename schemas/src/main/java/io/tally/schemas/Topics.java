@@ -1,8 +1,13 @@
 package io.tally.schemas;
 
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
 /**
- * The topics every part of Tally agrees on. Partition counts and configs are provisioned by the
- * local stack (local/kafka/topics.conf) and, in production, by whoever owns the cluster.
+ * The topics every part of Tally agrees on, with the partitions and configs they are created with.
+ * The local stack reads the same definitions from {@code local/kafka/topics.conf} (a test keeps the
+ * two equal); ingest-app creates missing topics and refuses to start on a misconfigured one.
  */
 public final class Topics {
     /** Avro TransactionEvents in the Confluent wire format, keyed by customer id. */
@@ -11,6 +16,40 @@ public final class Topics {
     public static final String TRANSACTIONS_DLQ = "transactions.dlq";
     /** Absolute bucket values, compacted, key = {@code pk|id}. */
     public static final String BUCKET_UPDATES = "bucket-updates";
+
+    private static final String THIRTY_DAYS_MS = Long.toString(30L * 24 * 3600 * 1000);
+
+    /**
+     * A topic as Tally creates it.
+     *
+     * @param required config keys whose values are essential: a topic that differs stops the start
+     *                 (a non-compacted bucket-updates would lose the latest value of quiet buckets)
+     */
+    public record TopicSpec(String name, int partitions, Map<String, String> configs, Set<String> required) {}
+
+    /**
+     * Six partitions: one per stream task, enough for two instances with three threads each; more
+     * partitions allow more instances later, never fewer. Thirty days of input allow a replay of
+     * the longest default retention (35 days minus a few days' margin is covered by the buckets).
+     */
+    public static List<TopicSpec> specs(Names names) {
+        return List.of(
+                new TopicSpec(names.transactions(), 6, Map.of("retention.ms", THIRTY_DAYS_MS), Set.of()),
+                new TopicSpec(names.transactionsDlq(), 3, Map.of("retention.ms", THIRTY_DAYS_MS), Set.of()),
+                new TopicSpec(names.bucketUpdates(), 6, Map.of("cleanup.policy", "compact"), Set.of("cleanup.policy")));
+    }
+
+    /**
+     * The topic names of one deployment: the standard names behind an optional prefix, so several
+     * environments (or tests) can share a cluster without reading each other's records.
+     */
+    public record Names(String transactions, String transactionsDlq, String bucketUpdates) {
+        public static final Names DEFAULT = withPrefix("");
+
+        public static Names withPrefix(String prefix) {
+            return new Names(prefix + TRANSACTIONS, prefix + TRANSACTIONS_DLQ, prefix + BUCKET_UPDATES);
+        }
+    }
 
     private Topics() {}
 }

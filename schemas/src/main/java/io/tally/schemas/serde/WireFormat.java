@@ -1,11 +1,10 @@
 package io.tally.schemas.serde;
 
 import java.nio.ByteBuffer;
-import org.apache.kafka.common.errors.SerializationException;
 
 /**
  * The Confluent Schema Registry wire format: magic byte 0, a 4-byte big-endian schema id, then the
- * Avro binary encoding of the record.
+ * Avro binary encoding of the record (no Avro container header, no length prefix). Stateless.
  */
 public final class WireFormat {
     public static final byte MAGIC_BYTE = 0;
@@ -13,20 +12,38 @@ public final class WireFormat {
 
     private WireFormat() {}
 
-    /** Reads the schema id from the header, rejecting payloads that cannot be in this format. */
+    /**
+     * Reads the schema id from the header.
+     *
+     * @throws AvroDecodeException {@link AvroDecodeException.Problem#TOO_SHORT} or
+     *         {@link AvroDecodeException.Problem#BAD_MAGIC_BYTE}, naming the topic
+     */
     public static int schemaId(byte[] payload, String topic) {
-        if (payload.length < HEADER_SIZE) {
-            throw new SerializationException("Payload on topic " + topic + " is " + payload.length
-                    + " bytes, shorter than the 5-byte Confluent wire-format header");
+        // The magic byte first: "{}" is better reported as JSON than as too short.
+        if (payload.length > 0 && payload[0] != MAGIC_BYTE) {
+            int b = payload[0] & 0xff;
+            String hint = b == '{' || b == '[' ? " (looks like JSON)" : "";
+            throw new AvroDecodeException(AvroDecodeException.Problem.BAD_MAGIC_BYTE, topic, -1,
+                    String.format("payload starts with byte 0x%02x%s, not the wire-format magic byte 0x00; it was not "
+                            + "written by a schema-registry Avro serializer", b, hint), null);
         }
-        if (payload[0] != MAGIC_BYTE) {
-            throw new SerializationException("Payload on topic " + topic + " starts with byte " + payload[0]
-                    + ", not the Confluent wire-format magic byte 0");
+        if (payload.length < HEADER_SIZE) {
+            throw new AvroDecodeException(AvroDecodeException.Problem.TOO_SHORT, topic, -1,
+                    "payload is " + payload.length + " bytes, shorter than the 5-byte wire-format header "
+                            + "(magic byte 0 + 4-byte schema id)", null);
         }
         return ByteBuffer.wrap(payload, 1, 4).getInt();
     }
 
+    /** Writes magic byte and schema id at the buffer's position. */
     public static void writeHeader(ByteBuffer out, int schemaId) {
         out.put(MAGIC_BYTE).putInt(schemaId);
+    }
+
+    /** The 5 header bytes for a schema id. */
+    public static byte[] header(int schemaId) {
+        ByteBuffer b = ByteBuffer.allocate(HEADER_SIZE);
+        writeHeader(b, schemaId);
+        return b.array();
     }
 }

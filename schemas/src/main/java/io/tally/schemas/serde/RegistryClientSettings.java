@@ -1,0 +1,54 @@
+package io.tally.schemas.serde;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything a {@link SchemaRegistryClient} needs, parsed and validated (see {@link AvroSerdeConfig#parse}).
+ *
+ * @param urls            base URLs, tried in order; failover on I/O errors and 5xx. Never carry user info.
+ * @param userInfo        {@code user:password} for HTTP basic auth, if any. Never logged.
+ * @param retry           retries for retriable failures
+ * @param cacheCapacity   bound of each cache (ids, schemas, latest versions)
+ * @param connectTimeout  TCP connect timeout per URL
+ * @param requestTimeout  whole-request timeout per URL and attempt
+ * @param latestCacheTtl  how long a subject's latest version is reused; {@code null} = until evicted (Confluent's -1)
+ */
+public record RegistryClientSettings(
+        List<URI> urls,
+        Optional<String> userInfo,
+        RetryPolicy retry,
+        int cacheCapacity,
+        Duration connectTimeout,
+        Duration requestTimeout,
+        Duration latestCacheTtl) {
+
+    public static final int DEFAULT_CACHE_CAPACITY = 1000;
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+    public RegistryClientSettings {
+        urls = List.copyOf(urls);
+        if (urls.isEmpty()) throw new IllegalArgumentException("at least one schema registry URL is required");
+        if (cacheCapacity < 1) throw new IllegalArgumentException("cacheCapacity must be >= 1");
+    }
+
+    /** Defaults for everything but the URLs (a comma-separated list; user info in a URL becomes basic auth). */
+    public static RegistryClientSettings forUrls(String commaSeparatedUrls) {
+        return AvroSerdeConfig.parse(java.util.Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, commaSeparatedUrls)).registry();
+    }
+
+    /** The same settings with another retry policy (tests use short waits). */
+    public RegistryClientSettings withRetry(RetryPolicy policy) {
+        return new RegistryClientSettings(urls, userInfo, policy, cacheCapacity, connectTimeout, requestTimeout, latestCacheTtl);
+    }
+
+    @Override
+    public String toString() { // keeps the password out of logs and exception messages
+        return "RegistryClientSettings[urls=" + urls + ", basicAuth=" + userInfo.isPresent() + ", retry=" + retry
+                + ", cacheCapacity=" + cacheCapacity + ", connectTimeout=" + connectTimeout
+                + ", requestTimeout=" + requestTimeout + ", latestCacheTtl=" + latestCacheTtl + "]";
+    }
+}
