@@ -131,7 +131,7 @@ public final class Config {
     public static String markdownTable(Collection<Setting<?>> declared) {
         StringBuilder sb = new StringBuilder("| setting | environment | default | description |\n|---|---|---|---|\n");
         for (Setting<?> s : declared) {
-            String def = s.defaultValue().map(d -> s.isSecret() ? "(secret)" : "`" + d + "`").orElse("required");
+            String def = s.defaultValue().map(d -> s.isSecret() ? "(secret)" : d.isEmpty() ? "(empty)" : "`" + d + "`").orElse("required");
             sb.append("| `").append(s.key()).append("` | `").append(s.envName()).append("` | ").append(def)
               .append(" | ").append(s.doc().replace("|", "\\|")).append(" |\n");
         }

@@ -40,6 +40,11 @@ public final class Setting<T> {
         return new Setting<>(key, doc, defaultValue, s -> s, v -> !v.isBlank(), "must not be blank", false);
     }
 
+    /** A string that may be empty (a prefix, an optional suffix). */
+    public static Setting<String> optionalString(String key, String defaultValue, String doc) {
+        return new Setting<>(key, doc, defaultValue, s -> s, v -> true, null, false);
+    }
+
     public static Setting<Integer> integer(String key, int defaultValue, String doc) {
         return new Setting<>(key, doc, Integer.toString(defaultValue), Integer::parseInt, v -> true, null, false);
     }

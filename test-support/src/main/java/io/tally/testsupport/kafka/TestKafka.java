@@ -1,7 +1,6 @@
 package io.tally.testsupport.kafka;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -9,10 +8,8 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import io.tally.schemas.topics.TopicProvisioner;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.slf4j.Logger;
@@ -126,7 +123,7 @@ public final class TestKafka {
                     if (!(e.getCause() instanceof TopicExistsException)) throw e;
                 }
             }
-            awaitLeaders(admin, topics.stream().map(NewTopic::name).toList(), Duration.ofSeconds(30));
+            new TopicProvisioner(admin).awaitLeaders(topics.stream().map(NewTopic::name).toList(), Duration.ofSeconds(30));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -137,28 +134,5 @@ public final class TestKafka {
 
     public static NewTopic topic(String name, int partitions, Map<String, String> configs) {
         return new NewTopic(name, partitions, (short) 1).configs(configs);
-    }
-
-    static void awaitLeaders(Admin admin, List<String> names, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            List<String> missing = new ArrayList<>();
-            try {
-                Map<String, TopicDescription> d = admin.describeTopics(names).allTopicNames().get();
-                for (TopicDescription td : d.values()) {
-                    for (TopicPartitionInfo p : td.partitions()) {
-                        if (p.leader() == null || p.leader().isEmpty()) missing.add(td.name() + "-" + p.partition());
-                    }
-                }
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
-                    throw new IllegalStateException(e.getCause());
-                }
-                missing.add("metadata of " + names);
-            }
-            if (missing.isEmpty()) return;
-            if (System.nanoTime() > deadline) throw new IllegalStateException("No leader after " + timeout + " for " + missing);
-            Thread.sleep(100);
-        }
     }
 }

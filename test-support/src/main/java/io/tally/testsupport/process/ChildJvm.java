@@ -1,0 +1,101 @@
+package io.tally.testsupport.process;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A main class of this test classpath run in its own JVM, so a test can kill it the way a machine
+ * failure would ({@link #kill()}: SIGKILL, no shutdown hooks, no flush) and start it again.
+ * Output goes to a log file whose tail failures quote.
+ */
+public final class ChildJvm implements AutoCloseable {
+    private final Process process;
+    private final Path log;
+
+    private ChildJvm(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    /** Starts {@code mainClass} with the test JVM's classpath, the given args and extra environment. */
+    public static ChildJvm start(Class<?> mainClass, List<String> args, Map<String, String> env, Path log) {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path")));
+        for (String p : List.of("javax.net.ssl.trustStore", "javax.net.ssl.trustStorePassword", "javax.net.ssl.trustStoreType")) {
+            if (System.getProperty(p) != null) cmd.add("-D" + p + "=" + System.getProperty(p)); // trust the local Cosmos endpoint too
+        }
+        cmd.add(mainClass.getName());
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().putAll(env);
+        try {
+            Files.createDirectories(log.getParent());
+            return new ChildJvm(pb.start(), log);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + mainClass.getName(), e);
+        }
+    }
+
+    /** SIGKILL: the process gets no chance to commit, flush or close anything. */
+    public void kill() {
+        process.destroyForcibly();
+        await(process::isAlive, false, Duration.ofSeconds(30));
+    }
+
+    /** SIGTERM, then waits for a clean exit. */
+    public int stop(Duration timeout) {
+        process.destroy();
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("did not stop within " + timeout + "\n" + logTail());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return process.exitValue();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** The last 40 lines of the log, for failure messages. */
+    public String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log at " + log + ")";
+        }
+    }
+
+    private static void await(BooleanSupplier condition, boolean until, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (condition.getAsBoolean() != until && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) kill();
+    }
+}
