@@ -1,87 +1,108 @@
 package io.tally.loadgen;
 
+import io.tally.config.Config;
 import io.tally.config.ConfigException;
-import io.tally.schemas.avro.TransactionEvent;
-import io.tally.schemas.serde.AvroSerializer;
-import io.tally.schemas.serde.SchemaRegistryClient;
+import io.tally.loadgen.truth.GroundTruth;
+import java.io.PrintStream;
 import java.math.BigDecimal;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.HashMap;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Flux;
-import reactor.kafka.sender.KafkaSender;
-import reactor.kafka.sender.SenderOptions;
-import reactor.kafka.sender.SenderRecord;
 
 /**
- * Produces deterministic TransactionEvents and reports what it produced: the count acknowledged by
- * the broker and the total spend per customer, which is the ground truth the pipeline must reach.
+ * {@code ./tally loadgen [--key=value...]}: parses settings, runs {@link Loadgen}, prints the summary on
+ * stdout. Exit status: 0 when every record was acknowledged, 1 when any was not (the count is printed)
+ * or the run could not start, 2 for invalid settings.
  */
 public final class LoadgenMain {
     private static final Logger log = LoggerFactory.getLogger(LoadgenMain.class);
+    /** The summary lists at most this many customer totals; the ground-truth file has everything. */
+    private static final int CUSTOMERS_SHOWN = 10;
 
-    /** What was produced and acknowledged. */
-    public record Summary(long acknowledged, long failed, Map<String, BigDecimal> spendByCustomer) {}
+    private LoadgenMain() {}
 
     public static void main(String[] args) {
+        if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
+            System.out.print(help());
+            return;
+        }
         LoadgenSettings settings;
         try {
             settings = LoadgenSettings.load(args, System.getenv());
         } catch (ConfigException e) {
             System.err.println(e.getMessage());
+            System.err.println("(./tally loadgen --help lists every setting)");
             System.exit(2);
             return;
         }
-        Instant start = Instant.now().truncatedTo(ChronoUnit.HOURS);
-        Summary s = run(settings, start);
-        System.out.printf("loadgen: %d events acknowledged, %d failed, event times from %s (hour bucket %d)%n",
-                s.acknowledged(), s.failed(), start, start.getEpochSecond() / 3600);
-        s.spendByCustomer().forEach((c, v) -> System.out.printf("  %s spent %s%n", c, v.toPlainString()));
-        if (s.failed() > 0) {
-            System.err.printf("loadgen: %d events were NOT acknowledged by Kafka%n", s.failed());
+        Loadgen.Summary summary;
+        try {
+            summary = Loadgen.run(settings);
+        } catch (Exception e) {
+            log.error("loadgen failed: {}", e.toString(), e);
+            System.exit(1);
+            return;
+        }
+        print(summary, System.out);
+        if (summary.failed() > 0) {
+            System.err.printf(Locale.ROOT, "loadgen: %,d of %,d planned records were NOT acknowledged by Kafka%s%n",
+                    summary.failed(), summary.planned(), summary.aborted().map(a -> " (sending stopped early: " + a + ")").orElse(""));
             System.exit(1);
         }
     }
 
-    public static Summary run(LoadgenSettings settings, Instant start) {
-        Map<String, Object> p = new HashMap<>(settings.kafkaOverrides());
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        AvroSerializer<TransactionEvent> values = new AvroSerializer<>(new SchemaRegistryClient(settings.schemaRegistryUrl()));
-        values.configure(Map.of(), false);
-        SenderOptions<String, TransactionEvent> options = SenderOptions.<String, TransactionEvent>create(p)
-                .withKeySerializer(new StringSerializer())
-                .withValueSerializer(values)
-                .stopOnError(false); // report every failed send instead of stopping at the first
+    static String help() {
+        return """
+                Usage: ./tally loadgen [--key=value ...]
 
-        EventGenerator gen = new EventGenerator(settings, start);
-        Map<String, BigDecimal> spend = new TreeMap<>();
-        long[] acked = {0}, failed = {0};
-        KafkaSender<String, TransactionEvent> sender = KafkaSender.create(options);
-        try {
-            Flux<SenderRecord<String, TransactionEvent, TransactionEvent>> records = Flux.range(0, settings.events())
-                    .map(i -> gen.next())
-                    .map(ev -> SenderRecord.create(new ProducerRecord<>(settings.topic(), ev.getCustomerId(), ev), ev));
-            sender.send(records).doOnNext(r -> {
-                if (r.exception() != null) {
-                    failed[0]++;
-                    log.error("event {} not acknowledged: {}", r.correlationMetadata().getTransactionId(), r.exception().toString());
-                } else {
-                    acked[0]++;
-                    spend.merge(r.correlationMetadata().getCustomerId(), r.correlationMetadata().getAmount(), BigDecimal::add);
-                }
-            }).blockLast();
-        } finally {
-            sender.close();
+                Produces TransactionEvents to Kafka (Avro, Confluent wire format) and writes the run's ground
+                truth: the bucket values the pipeline must reach under the rules file, and the expected DLQ
+                records by reason.
+
+                  generate (default)  a synthetic stream from loadgen.seed; add --loadgen.record-file=F to
+                                      keep a copy for replay
+                  replay              --loadgen.mode=replay --loadgen.replay-file=F [--loadgen.replay.speed=1.0]
+
+                Examples:
+                  ./tally loadgen --loadgen.events=100000 --loadgen.rate=5000
+                  ./tally loadgen --loadgen.rate=1000 --loadgen.duration.ms=120000 \\
+                      --loadgen.burst.factor=10 --loadgen.burst.start.ms=60000 --loadgen.burst.duration.ms=30000
+                  ./tally loadgen --loadgen.events=1000000 --loadgen.record-file=run.avro
+                  ./tally loadgen --loadgen.mode=replay --loadgen.replay-file=run.avro --loadgen.replay.speed=0
+
+                Settings come from defaults < --config FILE (or TALLY_CONFIG) < TALLY_* environment < flags.
+                kafka.* keys not listed pass through to the producer (idempotence and acks=all are fixed).
+
+                """ + Config.markdownTable(LoadgenSettings.ALL);
+    }
+
+    static void print(Loadgen.Summary s, PrintStream out) {
+        out.printf(Locale.ROOT, "loadgen: %,d records acknowledged of %,d planned, %,d failed, in %.1f s (%,.0f rec/s)%n",
+                s.acknowledged(), s.planned(), s.failed(), s.elapsed().toNanos() / 1e9, s.ratePerSecond());
+        StringBuilder kinds = new StringBuilder();
+        s.acknowledgedByKind().entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .forEach(e -> kinds.append(' ').append(e.getKey()).append(' ').append(e.getValue()));
+        out.println("  by kind:" + kinds);
+        if (s.mode() == LoadgenSettings.Mode.GENERATE) {
+            out.printf("  event times from %s (hour bucket %d) over %s%n", s.start(), Math.floorDiv(s.start().getEpochSecond(), 3600),
+                    s.window());
         }
-        return new Summary(acked[0], failed[0], spend);
+        if (s.recorded() > 0) out.printf(Locale.ROOT, "  recorded %,d events for replay%n", s.recorded());
+        if (s.truth().isPresent()) {
+            GroundTruth t = s.truth().get();
+            Map<String, Long> dlq = t.expectedDlq();
+            out.printf(Locale.ROOT, "  expected: %,d events counted, %,d duplicates, %,d bucket documents, DLQ %,d "
+                            + "(DECODE_FAILED %d, INVALID %d, LATE %d, FUTURE %d)%n",
+                    t.accepted(), t.duplicates(), t.documents(), t.expectedDlqTotal(), dlq.get(GroundTruth.DECODE_FAILED),
+                    dlq.get(GroundTruth.INVALID), dlq.get(GroundTruth.LATE), dlq.get(GroundTruth.FUTURE));
+            out.println("  ground truth: " + s.groundTruthFile().orElseThrow());
+            Map<String, BigDecimal> spend = s.spendByCustomer();
+            out.printf("  amount per customer (counted events, every status; %d of %d customers):%n",
+                    Math.min(CUSTOMERS_SHOWN, spend.size()), spend.size());
+            spend.entrySet().stream().limit(CUSTOMERS_SHOWN)
+                    .forEach(e -> out.printf("  %s spent %s%n", e.getKey(), e.getValue().toPlainString()));
+        }
     }
 }

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.ingest.app.IngestMain;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.topology.DeadLetters;
-import io.tally.loadgen.LoadgenMain;
+import io.tally.loadgen.Loadgen;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.read.ReadMain;
 import io.tally.read.ReadSettings;
@@ -23,6 +23,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -73,9 +74,18 @@ class WalkingSkeletonIT {
                 "--ingest.state-dir=" + stateDir,
                 "--ingest.commit-interval.ms=200"), Map.of());
         ReadSettings readSettings = ReadSettings.load(concat(cosmosFlags, "--read.http.port=0"), Map.of());
+        // Loadgen sends only valid, unique, APPROVED events, all within the first minute of the current hour, over
+        // 4 equally likely customers: then each customer's total is both the skeleton's built-in grade `spend` and
+        // the rules-based `spend-per-customer` (rules/default-rules.yaml) hour bucket, whichever ingest-app has.
+        Instant hour = Instant.now().truncatedTo(ChronoUnit.HOURS);
         LoadgenSettings loadgenSettings = LoadgenSettings.load(new String[] {
                 "--kafka.bootstrap.servers=" + kafka.bootstrapServers(), "--schema.registry.url=" + registry,
-                "--loadgen.events=50", "--loadgen.customers=4", "--loadgen.domain=skeleton"}, Map.of());
+                "--loadgen.events=50", "--loadgen.customers=4", "--loadgen.zipf.exponent=0", "--loadgen.domain=skeleton",
+                "--loadgen.start=" + hour, "--loadgen.window.ms=60000",
+                "--loadgen.duplicate.fraction=0", "--loadgen.late.fraction=0", "--loadgen.future.fraction=0",
+                "--loadgen.malformed.fraction=0", "--loadgen.invalid.fraction=0",
+                "--loadgen.declined.fraction=0", "--loadgen.refunded.fraction=0",
+                "--loadgen.ground-truth-file=" + Files.createTempDirectory("skeleton-truth").resolve("ground-truth.json")}, Map.of());
 
         try (IngestMain ingest = new IngestMain(ingestSettings); ReadMain read = new ReadMain(readSettings)) {
             ingest.start();
@@ -85,8 +95,7 @@ class WalkingSkeletonIT {
                     ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()), new StringSerializer(), new ByteArraySerializer())) {
                 producer.send(new ProducerRecord<>(transactions, "c-0", garbage)).get();
             }
-            Instant hour = Instant.now().truncatedTo(ChronoUnit.HOURS);
-            LoadgenMain.Summary truth = LoadgenMain.run(loadgenSettings, hour);
+            Loadgen.Summary truth = Loadgen.run(loadgenSettings);
             assertThat(truth.acknowledged()).isEqualTo(50);
             assertThat(truth.failed()).isZero();
             assertThat(truth.spendByCustomer()).hasSize(4);
@@ -94,9 +103,10 @@ class WalkingSkeletonIT {
             HttpClient http = HttpClient.newHttpClient();
             long bucket = hour.getEpochSecond() / 3600;
             for (Map.Entry<String, BigDecimal> e : truth.spendByCustomer().entrySet()) {
-                URI uri = URI.create("http://127.0.0.1:" + read.port() + "/v1/buckets/"
-                        + enc("skeleton|" + e.getKey()) + "/" + enc("spend|hour|" + bucket));
-                JsonNode doc = awaitBucket(http, uri, e.getValue(), Duration.ofSeconds(60));
+                List<URI> uris = java.util.stream.Stream.of("spend-per-customer", "spend")
+                        .map(grade -> URI.create("http://127.0.0.1:" + read.port() + "/v1/buckets/"
+                                + enc("skeleton|" + e.getKey()) + "/" + enc(grade + "|hour|" + bucket))).toList();
+                JsonNode doc = awaitBucket(http, uris, e.getValue(), Duration.ofSeconds(60));
                 assertThat(doc.get("sum").decimalValue()).as("sum of %s", e.getKey()).isEqualByComparingTo(e.getValue());
                 assertThat(doc.get("pk").asText()).isEqualTo("skeleton|" + e.getKey());
             }
@@ -114,21 +124,23 @@ class WalkingSkeletonIT {
         }
     }
 
-    /** Polls until the bucket's sum reaches the expected value; returns the last document seen. */
-    private static JsonNode awaitBucket(HttpClient http, URI uri, BigDecimal expected, Duration timeout) throws Exception {
+    /** Polls until one of the buckets' sum reaches the expected value; returns that document. */
+    private static JsonNode awaitBucket(HttpClient http, List<URI> uris, BigDecimal expected, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         JsonNode last = null;
         int lastStatus = -1;
         while (System.nanoTime() < deadline) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
-            lastStatus = r.statusCode();
-            if (r.statusCode() == 200) {
-                last = JSON.readTree(r.body());
-                if (last.get("sum").decimalValue().compareTo(expected) == 0) return last;
+            for (URI uri : uris) {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+                lastStatus = r.statusCode();
+                if (r.statusCode() == 200) {
+                    last = JSON.readTree(r.body());
+                    if (last.get("sum").decimalValue().compareTo(expected) == 0) return last;
+                }
             }
             Thread.sleep(200);
         }
-        throw new AssertionError("bucket " + uri + " did not reach sum " + expected + " within " + timeout
+        throw new AssertionError("bucket " + uris + " did not reach sum " + expected + " within " + timeout
                 + " (last status " + lastStatus + ", last document " + last + ")");
     }
 
