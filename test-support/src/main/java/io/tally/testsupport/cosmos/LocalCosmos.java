@@ -19,6 +19,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import io.tally.testsupport.process.Processes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +47,6 @@ public final class LocalCosmos {
     private static final Duration NPM_CI_TIMEOUT = Duration.ofMinutes(5);
     private static final Pattern READY_LINE =
             Pattern.compile("^tally-cosmos ready (https://\\S+) control (http://\\S+)\\s*$", Pattern.MULTILINE);
-    private static final int LOG_TAIL_LINES = 40;
 
     private static LocalCosmos instance;
 
@@ -199,20 +199,19 @@ public final class LocalCosmos {
         return v == null || v.isBlank() ? fallback : v;
     }
 
-    /** The repository root: the first directory upwards from user.dir holding local/cosmos/package.json. */
+    /** The repository root (see {@link Processes#repoRoot()}). */
     public static Path repoRoot() {
-        Path dir = Paths.get(System.getProperty("user.dir")).toAbsolutePath();
-        for (Path p = dir; p != null; p = p.getParent()) {
-            if (Files.isRegularFile(p.resolve("local/cosmos/package.json"))) return p;
-        }
-        throw new IllegalStateException("cannot find the repository root (a directory with local/cosmos/package.json) above " + dir);
+        return Processes.repoRoot();
     }
 
     private static LocalCosmos start() {
         Path root = repoRoot();
         Path cosmosDir = root.resolve("local/cosmos");
         String node = envOr("TALLY_NODE", "node");
-        if (!Files.isDirectory(cosmosDir.resolve("node_modules"))) npmCi(cosmosDir, root);
+        if (!Files.isDirectory(cosmosDir.resolve("node_modules"))) {
+            log.info("installing the local Cosmos endpoint's packages (npm ci in {})", cosmosDir);
+            Processes.npmCiIfMissing(cosmosDir, "node_modules", root.resolve(".tally/logs/test-cosmos-npm-ci.log"), NPM_CI_TIMEOUT);
+        }
 
         Path logFile = root.resolve(".tally/logs/test-cosmos-" + ProcessHandle.current().pid() + ".log");
         Process process;
@@ -248,7 +247,7 @@ public final class LocalCosmos {
                 .orElseGet(() -> root.resolve(".tally/cosmos/tls/truststore.p12"));
         if (!Files.isRegularFile(truststore)) {
             throw new IllegalStateException("the local Cosmos endpoint started but " + truststore
-                    + " is missing (keytool not found?)\n" + tail(logFile));
+                    + " is missing (keytool not found?)\n" + Processes.tail(logFile));
         }
         return new LocalCosmos(ready.group(1), control, Optional.of(truststore),
                 OptionalLong.of(process.pid()), "started here, pid " + process.pid() + ", log " + logFile);
@@ -257,45 +256,18 @@ public final class LocalCosmos {
     private static Matcher awaitReadyLine(Process process, Path logFile) {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
-            String out = readQuietly(logFile);
+            String out = Processes.read(logFile);
             Matcher m = READY_LINE.matcher(out);
             if (m.find()) return m;
             if (!process.isAlive()) {
                 throw new IllegalStateException("the local Cosmos endpoint exited with code " + process.exitValue()
-                        + " before it was ready; log " + logFile + ":\n" + tail(logFile));
+                        + " before it was ready; log " + logFile + ":\n" + Processes.tail(logFile));
             }
-            sleep(50);
+            Processes.sleep(50, "the local Cosmos endpoint");
         }
         stop(process);
         throw new IllegalStateException("the local Cosmos endpoint did not print its ready line within "
-                + READY_TIMEOUT.toSeconds() + " s; log " + logFile + ":\n" + tail(logFile));
-    }
-
-    private static void npmCi(Path cosmosDir, Path root) {
-        Path logFile = root.resolve(".tally/logs/test-cosmos-npm-ci.log");
-        String npm = envOr("TALLY_NPM", "npm");
-        log.info("installing the local Cosmos endpoint's packages ({} ci in {})", npm, cosmosDir);
-        try {
-            Files.createDirectories(logFile.getParent());
-            Process p = new ProcessBuilder(npm, "ci", "--no-audit", "--no-fund")
-                    .directory(cosmosDir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(logFile.toFile())
-                    .start();
-            if (!p.waitFor(NPM_CI_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException(npm + " ci in " + cosmosDir + " did not finish within "
-                        + NPM_CI_TIMEOUT.toMinutes() + " min\n" + tail(logFile));
-            }
-            if (p.exitValue() != 0) {
-                throw new IllegalStateException(npm + " ci in " + cosmosDir + " failed with code " + p.exitValue() + "\n" + tail(logFile));
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run '" + npm + " ci' in " + cosmosDir + " (is npm on PATH?)", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while installing the local Cosmos endpoint", e);
-        }
+                + READY_TIMEOUT.toSeconds() + " s; log " + logFile + ":\n" + Processes.tail(logFile));
     }
 
     private static void stop(Process process) {
@@ -306,29 +278,6 @@ public final class LocalCosmos {
         } catch (InterruptedException e) {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static String readQuietly(Path file) {
-        try {
-            return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String tail(Path file) {
-        List<String> lines = new ArrayList<>(readQuietly(file).lines().toList());
-        List<String> last = lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size());
-        return last.isEmpty() ? "  (no output)" : "  " + String.join("\n  ", last);
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the local Cosmos endpoint", e);
         }
     }
 }

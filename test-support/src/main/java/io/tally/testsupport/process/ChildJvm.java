@@ -72,14 +72,9 @@ public final class ChildJvm implements AutoCloseable {
         return process.pid();
     }
 
-    /** The last 40 lines of the log, for failure messages. */
+    /** The last lines of the log, for failure messages. */
     public String logTail() {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException e) {
-            return "(no log at " + log + ")";
-        }
+        return Processes.tail(log);
     }
 
     private static void await(BooleanSupplier condition, boolean until, Duration timeout) {

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import io.tally.testsupport.process.Processes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +43,6 @@ public final class LocalSchemaRegistry {
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
     /** A free port can be taken by someone else between probing and binding; try a new one that often. */
     private static final int START_ATTEMPTS = 3;
-    private static final int LOG_TAIL_LINES = 40;
 
     private static LocalSchemaRegistry instance;
 
@@ -74,14 +74,9 @@ public final class LocalSchemaRegistry {
     /** Where the registry came from: SCHEMA_REGISTRY_URL or started here. */
     public String origin() { return origin; }
 
-    /** The repository root: the first directory upwards from user.dir holding local/schema-registry/go.mod. */
+    /** The repository root (see {@link Processes#repoRoot()}). */
     public static Path repoRoot() {
-        Path dir = Paths.get(System.getProperty("user.dir")).toAbsolutePath();
-        for (Path p = dir; p != null; p = p.getParent()) {
-            if (Files.isRegularFile(p.resolve("local/schema-registry/go.mod"))) return p;
-        }
-        throw new IllegalStateException(
-                "cannot find the repository root (a directory with local/schema-registry/go.mod) above " + dir);
+        return Processes.repoRoot();
     }
 
     private static LocalSchemaRegistry locateOrStart() {
@@ -125,11 +120,11 @@ public final class LocalSchemaRegistry {
             if (!p.waitFor(BUILD_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 throw new IllegalStateException(script + " did not finish within " + BUILD_TIMEOUT.toMinutes()
-                        + " min; log " + logFile + ":\n" + tail(logFile));
+                        + " min; log " + logFile + ":\n" + Processes.tail(logFile));
             }
             if (p.exitValue() != 0) {
                 throw new IllegalStateException(script + " failed with code " + p.exitValue() + " (Go >= 1.22 is "
-                        + "needed to build the schema registry); log " + logFile + ":\n" + tail(logFile));
+                        + "needed to build the schema registry); log " + logFile + ":\n" + Processes.tail(logFile));
             }
         } catch (IOException e) {
             throw new IllegalStateException("cannot run " + script + " (is bash on PATH?)", e);
@@ -183,7 +178,7 @@ public final class LocalSchemaRegistry {
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                String tail = tail(logFile);
+                String tail = Processes.tail(logFile);
                 String message = "the schema registry exited with code " + process.exitValue()
                         + " before it was ready; log " + logFile + ":\n" + tail;
                 if (tail.contains("address already in use")) throw new PortTakenException(message);
@@ -197,10 +192,10 @@ public final class LocalSchemaRegistry {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while waiting for the schema registry", e);
             }
-            sleep(50);
+            Processes.sleep(50, "the schema registry");
         }
         throw new IllegalStateException("the schema registry did not answer " + health + " with 200 within "
-                + READY_TIMEOUT.toSeconds() + " s; log " + logFile + ":\n" + tail(logFile));
+                + READY_TIMEOUT.toSeconds() + " s; log " + logFile + ":\n" + Processes.tail(logFile));
     }
 
     private static int freePort() {
@@ -221,26 +216,6 @@ public final class LocalSchemaRegistry {
         } catch (InterruptedException e) {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private static String tail(Path file) {
-        List<String> lines;
-        try {
-            lines = Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : new ArrayList<>();
-        } catch (IOException e) {
-            return "  (cannot read " + file + ": " + e.getMessage() + ")";
-        }
-        List<String> last = lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size());
-        return last.isEmpty() ? "  (no output)" : "  " + String.join("\n  ", last);
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the schema registry", e);
         }
     }
 

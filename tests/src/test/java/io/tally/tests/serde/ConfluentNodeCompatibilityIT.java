@@ -12,6 +12,7 @@ import io.tally.schemas.serde.AvroSerializer;
 import io.tally.schemas.serde.SchemaRegistryClient;
 import io.tally.schemas.serde.WireFormat;
 import io.tally.testsupport.LocalStackExtension;
+import io.tally.testsupport.process.Processes;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -47,23 +48,10 @@ class ConfluentNodeCompatibilityIT {
     private static Path compatDir;
 
     @BeforeAll
-    static void installNodePackages() throws IOException, InterruptedException {
-        compatDir = LocalSchemaRegistry.repoRoot().resolve("local/compat-node");
-        if (Files.isDirectory(compatDir.resolve("node_modules/@confluentinc/schemaregistry"))) return;
-        Path log = Files.createTempFile("tally-compat-npm-ci-", ".log");
-        Process p = new ProcessBuilder(envOr("TALLY_NPM", "npm"), "ci", "--no-audit", "--no-fund")
-                .directory(compatDir.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
-        if (!p.waitFor(NPM_CI_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException("npm ci in " + compatDir + " took longer than " + NPM_CI_TIMEOUT + "; log " + log);
-        }
-        if (p.exitValue() != 0) {
-            throw new IllegalStateException("npm ci in " + compatDir + " failed with " + p.exitValue() + ":\n"
-                    + Files.readString(log));
-        }
+    static void installNodePackages() throws IOException {
+        compatDir = Processes.repoRoot().resolve("local/compat-node");
+        Processes.npmCiIfMissing(compatDir, "node_modules/@confluentinc/schemaregistry",
+                Files.createTempFile("tally-compat-npm-ci-", ".log"), NPM_CI_TIMEOUT);
     }
 
     @Test
