@@ -70,7 +70,7 @@ http_ok "http://127.0.0.1:$READ_PORT/health/live" || die "read-service did not c
 
 step "4/5 loadgen: $EVENTS events for domain $DOMAIN"
 # Only valid, unique, APPROVED events in the first minute of this hour, over 5 customers: each customer's total
-# is then exactly its hour bucket, under the skeleton's grade `spend` as under the rules' `spend-per-customer`.
+# is then exactly its `spend-per-customer` hour bucket (rules/default-rules.yaml).
 out=$("$TALLY" loadgen --loadgen.events="$EVENTS" --loadgen.domain="$DOMAIN" --loadgen.seed="$RANDOM" \
   --loadgen.customers=5 --loadgen.start="$(date -u +%Y-%m-%dT%H:00:00Z)" --loadgen.window.ms=60000 \
   --loadgen.duplicate.fraction=0 --loadgen.late.fraction=0 --loadgen.future.fraction=0 \
@@ -87,15 +87,13 @@ customer=${first%% *} expected=${first##* }
 step "5/5 waiting for read-service to serve the bucket of $customer"
 body=""
 for _ in $(seq 1 120); do
-  for grade in spend-per-customer spend; do # rules-based grade, else the skeleton's built-in one
-    url="http://127.0.0.1:$READ_PORT/v1/buckets/$DOMAIN%7C$customer/$grade%7Chour%7C$hour"
-    if body=$(curl -fsS "$url" 2>/dev/null); then
-      sum=$(sed -n 's/.*"sum":\([0-9.eE+-]*\).*/\1/p' <<<"$body")
-      # Compare as numbers: the document may carry 12.5 where loadgen printed 12.5000.
-      awk -v a="${sum:-x}" -v b="$expected" 'BEGIN { exit !(a == b + 0) }' && break 2
-    fi
-    body=""
-  done
+  url="http://127.0.0.1:$READ_PORT/v1/buckets/$DOMAIN%7C$customer/spend-per-customer%7Chour%7C$hour"
+  if body=$(curl -fsS "$url" 2>/dev/null); then
+    sum=$(sed -n 's/.*"sum":\([0-9.eE+-]*\).*/\1/p' <<<"$body")
+    # Compare as numbers: the document may carry 12.5 where loadgen printed 12.5000.
+    awk -v a="${sum:-x}" -v b="$expected" 'BEGIN { exit !(a == b + 0) }' && break
+  fi
+  body=""
   kill -0 "${PIDS[0]}" 2>/dev/null || die "ingest-app exited; see $LOGS/ingest.log"
   sleep 0.5
 done

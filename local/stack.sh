@@ -125,7 +125,9 @@ kafka_start() {
     cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
     cluster_id=${cluster_id/#-/A}
     say "kafka: formatting $data (cluster id $cluster_id)"
-    kafka_tool storage format -t "$cluster_id" -c "$conf" >"$STATE/logs/kafka-format.log" 2>&1 ||
+    # transaction.version=1: with Kafka 4.3.1's default (2), exactly-once Streams producers keep failing with
+    # OutOfOrderSequenceException on internal topics and restart their tasks (docs/aggregation.md, Kafka version).
+    kafka_tool storage format -t "$cluster_id" -c "$conf" --feature transaction.version=1 >"$STATE/logs/kafka-format.log" 2>&1 ||
       { tail -n 20 "$STATE/logs/kafka-format.log" >&2; die "kafka: storage format failed (log: $STATE/logs/kafka-format.log)"; }
   fi
   # shellcheck disable=SC2086 # TALLY_KAFKA_HEAP_OPTS is a list of JVM flags

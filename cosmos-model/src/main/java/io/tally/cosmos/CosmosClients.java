@@ -4,11 +4,15 @@ import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.CosmosAsyncContainer;
 import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.ConsistencyLevel;
+import com.azure.cosmos.CosmosDiagnosticsHandler;
+import com.azure.cosmos.CosmosDiagnosticsThresholds;
 import com.azure.cosmos.DirectConnectionConfig;
 import com.azure.cosmos.GatewayConnectionConfig;
+import com.azure.cosmos.models.CosmosClientTelemetryConfig;
 import com.azure.cosmos.models.CosmosContainerProperties;
 import com.azure.cosmos.models.ThroughputProperties;
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +24,14 @@ public final class CosmosClients {
     private CosmosClients() {}
 
     public static CosmosAsyncClient build(CosmosSettings s) {
+        return build(s, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #build(CosmosSettings)}, letting the caller add its own options (read-service: end-to-end
+     * latency policy, availability strategy, diagnostics thresholds, throttling retries) before the build.
+     */
+    public static CosmosAsyncClient build(CosmosSettings s, UnaryOperator<CosmosClientBuilder> customize) {
         CosmosClientBuilder b = new CosmosClientBuilder()
                 .endpoint(s.endpoint())
                 .key(s.key())
@@ -27,11 +39,39 @@ public final class CosmosClients {
                 .contentResponseOnWriteEnabled(false)
                 .endpointDiscoveryEnabled(s.endpointDiscovery());
         if (s.mode() == CosmosSettings.ConnectionMode.DIRECT) {
-            b.directMode(DirectConnectionConfig.getDefaultConfig());
+            b.directMode(DirectConnectionConfig.getDefaultConfig()
+                    .setConnectTimeout(s.directConnectTimeout())
+                    .setIdleConnectionTimeout(s.idleConnectionTimeout())
+                    .setMaxConnectionsPerEndpoint(s.directMaxConnectionsPerEndpoint()));
         } else {
-            b.gatewayMode(GatewayConnectionConfig.getDefaultConfig());
+            b.gatewayMode(GatewayConnectionConfig.getDefaultConfig()
+                    .setMaxConnectionPoolSize(s.gatewayMaxConnectionPoolSize())
+                    .setIdleConnectionTimeout(s.idleConnectionTimeout()));
         }
-        return b.buildAsyncClient();
+        b.userAgentSuffix(s.userAgentSuffix());
+        // Slow or expensive operations log their full diagnostics (retries, regions, request charge) once.
+        b.clientTelemetryConfig(new CosmosClientTelemetryConfig()
+                .diagnosticsThresholds(new CosmosDiagnosticsThresholds()
+                        .setPointOperationLatencyThreshold(s.diagnosticsLatencyThreshold())
+                        .setNonPointOperationLatencyThreshold(s.diagnosticsLatencyThreshold())
+                        .setRequestChargeThreshold(s.diagnosticsRuThreshold()))
+                .diagnosticsHandler(CosmosDiagnosticsHandler.DEFAULT_LOGGING_HANDLER));
+        if (!s.preferredRegions().isEmpty()) b.preferredRegions(s.preferredRegions());
+        return customize.apply(b).buildAsyncClient();
+    }
+
+    /**
+     * Opens connections and fills the container's caches when {@code cosmos.warm-up} is set. A failure
+     * is logged, not thrown: warm-up only moves the cost of the first requests forward.
+     */
+    public static void warmUp(CosmosAsyncContainer container, CosmosSettings s) {
+        if (!s.warmUp()) return;
+        try {
+            container.openConnectionsAndInitCaches().block(Duration.ofSeconds(30));
+        } catch (RuntimeException e) {
+            log.warn("Cosmos warm-up of {}/{} failed; the first requests open their own connections: {}",
+                    s.database(), s.container(), e.toString());
+        }
     }
 
     /**

@@ -12,7 +12,10 @@ import java.util.Locale;
  */
 public record CosmosSettings(String endpoint, String key, String database, String container,
                              ConnectionMode mode, Duration endToEndTimeout, boolean createIfMissing,
-                             boolean endpointDiscovery) {
+                             boolean endpointDiscovery, List<String> preferredRegions,
+                             int gatewayMaxConnectionPoolSize, Duration idleConnectionTimeout, Duration directConnectTimeout,
+                             int directMaxConnectionsPerEndpoint, boolean warmUp, Duration diagnosticsLatencyThreshold,
+                             int diagnosticsRuThreshold, String userAgentSuffix) {
 
     /** The public, well-known key of the Cosmos DB emulator; the local endpoint accepts any key. */
     public static final String EMULATOR_KEY =
@@ -40,7 +43,33 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
                     + "Set false for an emulator reached by a service name, which may advertise an address the client cannot reach.")
             .validate(v -> List.of("auto", "true", "false").contains(v), "must be auto, true or false");
 
-    public static final List<Setting<?>> ALL = List.of(ENDPOINT, KEY, DATABASE, CONTAINER, MODE, E2E_TIMEOUT, CREATE, DISCOVERY);
+    public static final Setting<String> PREFERRED_REGIONS = Setting.string("cosmos.preferred-regions", "none",
+            "Comma-separated Azure regions to use, in order of preference (e.g. `West Europe,North Europe`); `none` keeps "
+                    + "the account's own order. With more than one, read-service hedges slow reads to the next region.");
+
+    // Client tuning, applied by CosmosClients to every client it builds.
+    public static final Setting<Integer> GATEWAY_POOL = Setting.integer("cosmos.gateway.max-connection-pool-size", 1000,
+            "Gateway mode: HTTP connections per client (SDK default 1000). The sink keeps at most "
+                    + "`sink.concurrency.max` bulk requests in flight; lower it where many processes share a quota.").atLeast(1);
+    public static final Setting<Duration> IDLE_TIMEOUT = Setting.millis("cosmos.idle-connection-timeout.ms", 60_000,
+            "Close a pooled connection after it was idle this long (both modes).");
+    public static final Setting<Duration> CONNECT_TIMEOUT = Setting.millis("cosmos.direct.connect-timeout.ms", 5_000,
+            "Direct mode: TCP connect timeout to a replica.");
+    public static final Setting<Integer> DIRECT_CONNECTIONS = Setting.integer("cosmos.direct.max-connections-per-endpoint", 130,
+            "Direct mode: connections per replica endpoint (SDK default 130).").atLeast(1);
+    public static final Setting<Boolean> WARM_UP = Setting.bool("cosmos.warm-up", true,
+            "Open connections and fill the container's address and metadata caches at start "
+                    + "(openConnectionsAndInitCaches), so the first writes do not pay for them.");
+    public static final Setting<Duration> DIAG_LATENCY = Setting.millis("cosmos.diagnostics.latency-threshold.ms", 1000,
+            "Log an operation's full diagnostics (retries, regions, request charge) when it takes longer than this.");
+    public static final Setting<Integer> DIAG_RU = Setting.integer("cosmos.diagnostics.request-charge-threshold", 1000,
+            "Log an operation's full diagnostics when it costs more request units than this.").atLeast(1);
+    public static final Setting<String> USER_AGENT = Setting.string("cosmos.user-agent-suffix", "tally",
+            "Appended to the SDK's user agent: tells this application apart in the account's diagnostic logs.");
+
+    public static final List<Setting<?>> ALL = List.of(ENDPOINT, KEY, DATABASE, CONTAINER, MODE, E2E_TIMEOUT, CREATE, DISCOVERY,
+            PREFERRED_REGIONS, GATEWAY_POOL, IDLE_TIMEOUT, CONNECT_TIMEOUT, DIRECT_CONNECTIONS, WARM_UP, DIAG_LATENCY, DIAG_RU,
+            USER_AGENT);
 
     public static CosmosSettings from(Config c) {
         String endpoint = c.get(ENDPOINT);
@@ -50,7 +79,15 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
             default -> !isLocal(endpoint); // one local endpoint has no other regions to discover
         };
         return new CosmosSettings(endpoint, c.get(KEY), c.get(DATABASE), c.get(CONTAINER),
-                ConnectionMode.valueOf(c.get(MODE).toUpperCase(Locale.ROOT)), c.get(E2E_TIMEOUT), c.get(CREATE), discovery);
+                ConnectionMode.valueOf(c.get(MODE).toUpperCase(Locale.ROOT)), c.get(E2E_TIMEOUT), c.get(CREATE), discovery,
+                regions(c.get(PREFERRED_REGIONS)),
+                c.get(GATEWAY_POOL), c.get(IDLE_TIMEOUT), c.get(CONNECT_TIMEOUT), c.get(DIRECT_CONNECTIONS), c.get(WARM_UP),
+                c.get(DIAG_LATENCY), c.get(DIAG_RU), c.get(USER_AGENT));
+    }
+
+    static List<String> regions(String raw) {
+        if (raw.trim().equalsIgnoreCase("none")) return List.of();
+        return java.util.Arrays.stream(raw.split(",")).map(String::trim).filter(r -> !r.isEmpty()).toList();
     }
 
     static boolean isLocal(String endpoint) {
@@ -60,6 +97,8 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
     @Override
     public String toString() { // the key never reaches a log
         return "CosmosSettings[endpoint=" + endpoint + ", database=" + database + ", container=" + container
-                + ", mode=" + mode + ", endToEndTimeout=" + endToEndTimeout + ", endpointDiscovery=" + endpointDiscovery + "]";
+                + ", mode=" + mode + ", endToEndTimeout=" + endToEndTimeout + ", endpointDiscovery=" + endpointDiscovery + ", preferredRegions=" + preferredRegions
+                + ", gatewayMaxConnectionPoolSize=" + gatewayMaxConnectionPoolSize + ", warmUp=" + warmUp
+                + ", userAgentSuffix=" + userAgentSuffix + "]";
     }
 }

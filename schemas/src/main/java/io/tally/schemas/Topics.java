@@ -16,6 +16,8 @@ public final class Topics {
     public static final String TRANSACTIONS_DLQ = "transactions.dlq";
     /** Absolute bucket values, compacted, key = {@code pk|id}. */
     public static final String BUCKET_UPDATES = "bucket-updates";
+    /** Bucket updates the sink cannot write (Cosmos refuses them for good, or they do not decode), with reason headers. */
+    public static final String BUCKET_UPDATES_DLQ = "bucket-updates.dlq";
 
     private static final String THIRTY_DAYS_MS = Long.toString(30L * 24 * 3600 * 1000);
 
@@ -36,18 +38,19 @@ public final class Topics {
         return List.of(
                 new TopicSpec(names.transactions(), 6, Map.of("retention.ms", THIRTY_DAYS_MS), Set.of()),
                 new TopicSpec(names.transactionsDlq(), 3, Map.of("retention.ms", THIRTY_DAYS_MS), Set.of()),
-                new TopicSpec(names.bucketUpdates(), 6, Map.of("cleanup.policy", "compact"), Set.of("cleanup.policy")));
+                new TopicSpec(names.bucketUpdates(), 6, Map.of("cleanup.policy", "compact"), Set.of("cleanup.policy")),
+                new TopicSpec(names.bucketUpdatesDlq(), 3, Map.of("retention.ms", THIRTY_DAYS_MS), Set.of()));
     }
 
     /**
      * The topic names of one deployment: the standard names behind an optional prefix, so several
      * environments (or tests) can share a cluster without reading each other's records.
      */
-    public record Names(String transactions, String transactionsDlq, String bucketUpdates) {
+    public record Names(String transactions, String transactionsDlq, String bucketUpdates, String bucketUpdatesDlq) {
         public static final Names DEFAULT = withPrefix("");
 
         public static Names withPrefix(String prefix) {
-            return new Names(prefix + TRANSACTIONS, prefix + TRANSACTIONS_DLQ, prefix + BUCKET_UPDATES);
+            return new Names(prefix + TRANSACTIONS, prefix + TRANSACTIONS_DLQ, prefix + BUCKET_UPDATES, prefix + BUCKET_UPDATES_DLQ);
         }
     }
 

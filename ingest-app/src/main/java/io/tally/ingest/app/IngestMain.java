@@ -3,19 +3,19 @@ package io.tally.ingest.app;
 import com.azure.cosmos.CosmosAsyncClient;
 import io.tally.config.ConfigException;
 import io.tally.cosmos.CosmosClients;
+import io.tally.ingest.rules.GradeRule;
+import io.tally.ingest.rules.GradeRules;
 import io.tally.ingest.sink.BucketSink;
-import io.tally.ingest.topology.BucketDocumentSerde;
 import io.tally.ingest.topology.TallyTopology;
-import io.tally.model.BucketDocument;
 import io.tally.schemas.Topics;
 import io.tally.schemas.serde.SchemaRegistryClient;
-import java.util.List;
+import io.tally.schemas.topics.TopicProvisioner;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -32,6 +32,7 @@ public final class IngestMain implements AutoCloseable {
     private CosmosAsyncClient cosmos;
     private BucketSink sink;
     private Thread sinkThread;
+    private io.tally.ingest.sink.MetricsEndpoint metricsEndpoint;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean failed;
 
@@ -63,13 +64,25 @@ public final class IngestMain implements AutoCloseable {
 
     public void start() {
         log.info("ingest-app starting: role={}, kafka={}, cosmos={}", settings.role(), settings.bootstrapServers(), settings.cosmos());
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers()))) {
+            new TopicProvisioner(admin).ensure(Topics.specs(settings.topics()), settings.createMissingTopics());
+            if (settings.runsAggregation()) warnIfTransactionsV2(admin);
+        }
         if (settings.runsAggregation()) startAggregation();
         if (settings.runsSink()) startSink();
     }
 
     private void startAggregation() {
+        AggregationSettings agg = settings.aggregation();
+        GradeRules rules = GradeRules.load(agg.rulesLocation());
+        log.info("grade rules from {}: {}", agg.rulesLocation(), rules.rules().stream().map(GradeRule::name).toList());
+        if (agg.topology().lateBound().compareTo(rules.longestRetention()) < 0) {
+            log.warn("ingest.late-bound.ms ({}) is shorter than the longest rule retention ({}): events between the two go to the DLQ as LATE",
+                    agg.topology().lateBound(), rules.longestRetention());
+        }
         StreamsBuilder builder = new StreamsBuilder();
-        TallyTopology.build(builder, TallyTopology.eventDeserializer(new SchemaRegistryClient(settings.schemaRegistryUrl())));
+        TallyTopology.build(builder, settings.topics(), agg.topology(), rules,
+                TallyTopology.eventDeserializer(new SchemaRegistryClient(settings.schemaRegistryUrl())));
         streams = new KafkaStreams(builder.build(), streamsProperties());
         streams.setUncaughtExceptionHandler(e -> {
             log.error("stream thread failed; replacing it (the failed task restarts from its last commit)", e);
@@ -79,6 +92,25 @@ public final class IngestMain implements AutoCloseable {
         streams.start();
     }
 
+    /**
+     * Kafka 4.3.1 brokers with transaction.version=2 (their default) make exactly-once Streams
+     * producers fail again and again with OutOfOrderSequenceException on internal topics; tasks abort
+     * and restart, so nothing is lost or counted twice, but throughput drops several times over.
+     */
+    private static void warnIfTransactionsV2(Admin admin) {
+        try {
+            var tv = admin.describeFeatures().featureMetadata().get(10, java.util.concurrent.TimeUnit.SECONDS)
+                    .finalizedFeatures().get("transaction.version");
+            if (tv != null && tv.maxVersionLevel() >= 2) {
+                log.warn("the Kafka cluster runs transaction.version={}: exactly-once producers on Kafka 4.3.1 keep failing with "
+                        + "OutOfOrderSequenceException and restarting tasks; consider 'kafka-features --bootstrap-server ... downgrade "
+                        + "--feature transaction.version=1' (see docs/aggregation.md)", tv.maxVersionLevel());
+            }
+        } catch (Exception e) {
+            log.debug("could not read the cluster's finalized features", e);
+        }
+    }
+
     Properties streamsProperties() {
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId());
@@ -86,23 +118,35 @@ public final class IngestMain implements AutoCloseable {
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.STATE_DIR_CONFIG, settings.stateDir().toString());
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, settings.commitInterval().toMillis());
+        p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, settings.aggregation().streamThreads());
+        p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, settings.aggregation().standbyReplicas());
+        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, settings.aggregation().cacheMaxBytes());
         p.putAll(settings.kafkaOverrides());
         return p;
     }
 
     private void startSink() {
-        cosmos = CosmosClients.build(settings.cosmos());
+        io.tally.ingest.sink.SinkSettings sinkSettings = settings.sink();
+        // The sink owns throttling (see docs/sink.md): its client hands 429s over after sink.sdk-throttle-retries.
+        cosmos = CosmosClients.build(settings.cosmos(), b -> b.throttlingRetryOptions(new com.azure.cosmos.ThrottlingRetryOptions()
+                .setMaxRetryAttemptsOnThrottledRequests(sinkSettings.throttleRetriesInSdk())));
         var container = CosmosClients.container(cosmos, settings.cosmos());
+        CosmosClients.warmUp(container, settings.cosmos());
+        var registry = new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+        new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry); // heap stays bounded with any backlog
+        new io.micrometer.core.instrument.binder.jvm.JvmGcMetrics().bindTo(registry);     // live data after GC
+        if (sinkSettings.metricsPort() >= 0) {
+            try {
+                metricsEndpoint = new io.tally.ingest.sink.MetricsEndpoint(registry, sinkSettings.metricsPort());
+                log.info("sink metrics on http://0.0.0.0:{}/metrics", metricsEndpoint.port());
+            } catch (java.io.UncheckedIOException e) { // metrics must not stop the data path
+                log.error("no Prometheus endpoint: {}", e.getMessage());
+            }
+        }
         Map<String, Object> c = new java.util.HashMap<>(settings.kafkaOverrides());
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, settings.sinkGroupId());
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"); // only buckets of committed Streams transactions
-        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);         // offsets move only after Cosmos has the data
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        KafkaConsumer<String, BucketDocument> consumer =
-                new KafkaConsumer<>(c, new StringDeserializer(), BucketDocumentSerde.serde().deserializer());
-        consumer.subscribe(List.of(Topics.BUCKET_UPDATES));
-        sink = new BucketSink(consumer, container, settings.sinkPollTimeout());
+        sink = BucketSink.create(sinkSettings, settings.topics().bucketUpdates(), c, container,
+                new io.tally.ingest.sink.SinkMetrics(registry));
         sinkThread = new Thread(() -> {
             try {
                 sink.run();
@@ -130,6 +174,7 @@ public final class IngestMain implements AutoCloseable {
             }
         }
         if (streams != null) streams.close(java.time.Duration.ofSeconds(30));
+        if (metricsEndpoint != null) metricsEndpoint.close();
         if (cosmos != null) cosmos.close();
         stopped.countDown();
         log.info("ingest-app stopped");

@@ -3,6 +3,8 @@ package io.tally.ingest.app;
 import io.tally.config.Config;
 import io.tally.config.Setting;
 import io.tally.cosmos.CosmosSettings;
+import io.tally.ingest.sink.SinkSettings;
+import io.tally.schemas.Topics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,8 +13,9 @@ import java.util.Map;
 
 /** Everything ingest-app reads, parsed once. Kafka client settings pass through with the {@code kafka.} prefix. */
 public record IngestSettings(Role role, String bootstrapServers, String schemaRegistryUrl, String applicationId,
-                             Path stateDir, Duration commitInterval, String sinkGroupId, Duration sinkPollTimeout,
-                             CosmosSettings cosmos, Map<String, String> kafkaOverrides) {
+                             Path stateDir, Duration commitInterval, SinkSettings sink,
+                             CosmosSettings cosmos, Map<String, String> kafkaOverrides, AggregationSettings aggregation,
+                             Topics.Names topics, boolean createMissingTopics) {
 
     public enum Role { AGGREGATE, SINK, BOTH }
 
@@ -23,20 +26,21 @@ public record IngestSettings(Role role, String bootstrapServers, String schemaRe
             "Kafka bootstrap servers.");
     public static final Setting<String> REGISTRY = Setting.string("schema.registry.url", "http://127.0.0.1:8085",
             "Confluent-API schema registry URL(s), comma-separated.");
+    public static final Setting<String> TOPIC_PREFIX = Setting.optionalString("topics.prefix", "",
+            "Prefix of every topic name (transactions, transactions.dlq, bucket-updates), to keep environments apart on one cluster.");
+    public static final Setting<Boolean> CREATE_TOPICS = Setting.bool("topics.create-missing", true,
+            "Create missing topics with their documented partitions and configs at start (misconfigured ones always stop the start).");
     public static final Setting<String> APP_ID = Setting.string("ingest.application-id", "tally-ingest",
             "Kafka Streams application id: names the consumer group, internal topics and state.");
     public static final Setting<String> STATE_DIR = Setting.string("ingest.state-dir", "/tmp/tally-streams",
             "Directory of Kafka Streams state stores. Put it on a persistent disk in production: a lost directory is rebuilt from the changelogs, which takes time.");
     public static final Setting<Duration> COMMIT_INTERVAL = Setting.millis("ingest.commit-interval.ms", 1000,
             "Kafka Streams commit interval: bucket updates are emitted at most once per bucket per interval.");
-    public static final Setting<String> SINK_GROUP = Setting.string("sink.group-id", "tally-sink",
-            "Consumer group of the Cosmos sink.");
-    public static final Setting<Duration> SINK_POLL = Setting.millis("sink.poll-timeout.ms", 500,
-            "How long the sink waits for bucket updates before looking again.");
 
     public static List<Setting<?>> all() {
-        List<Setting<?>> all = new ArrayList<>(List.of(ROLE, BOOTSTRAP, REGISTRY, APP_ID, STATE_DIR, COMMIT_INTERVAL,
-                SINK_GROUP, SINK_POLL));
+        List<Setting<?>> all = new ArrayList<>(List.of(ROLE, BOOTSTRAP, REGISTRY, TOPIC_PREFIX, CREATE_TOPICS, APP_ID, STATE_DIR, COMMIT_INTERVAL));
+        all.addAll(SinkSettings.ALL);
+        all.addAll(AggregationSettings.ALL);
         all.addAll(CosmosSettings.ALL);
         return all;
     }
@@ -46,8 +50,9 @@ public record IngestSettings(Role role, String bootstrapServers, String schemaRe
         Map<String, String> overrides = c.withPrefix("kafka.");
         overrides.remove("bootstrap.servers");
         return new IngestSettings(Role.valueOf(c.get(ROLE).toUpperCase(java.util.Locale.ROOT)), c.get(BOOTSTRAP),
-                c.get(REGISTRY), c.get(APP_ID), Path.of(c.get(STATE_DIR)), c.get(COMMIT_INTERVAL), c.get(SINK_GROUP),
-                c.get(SINK_POLL), CosmosSettings.from(c), overrides);
+                c.get(REGISTRY), c.get(APP_ID), Path.of(c.get(STATE_DIR)), c.get(COMMIT_INTERVAL),
+                SinkSettings.from(c), CosmosSettings.from(c), overrides, AggregationSettings.from(c),
+                Topics.Names.withPrefix(c.get(TOPIC_PREFIX)), c.get(CREATE_TOPICS));
     }
 
     public boolean runsAggregation() { return role != Role.SINK; }

@@ -1,97 +1,242 @@
 package io.tally.ingest.sink;
 
 import com.azure.cosmos.CosmosAsyncContainer;
-import com.azure.cosmos.models.CosmosBulkOperationResponse;
-import com.azure.cosmos.models.CosmosBulkOperations;
-import com.azure.cosmos.models.CosmosItemOperation;
-import com.azure.cosmos.models.PartitionKey;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.model.BucketDocument;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Flux;
 
 /**
- * Stages 7-10 in their simplest correct form: poll bucket updates, keep the newest value of each
- * bucket in the batch, upsert them with one bulk call, and commit the offsets only after every
- * write succeeded. A failed write stops the loop without committing, so the updates are read again
- * by whoever owns the partition next.
+ * Stages 7-10, wired: the poll loop reads bucket updates into the {@link Coalescer}, hands each closed
+ * window to the {@link BulkWriter}, and commits what the {@link OffsetTracker} says is durable. It only
+ * wires and paces; every decision lives in those classes.
+ *
+ * <p>Backpressure: a window is handed over only while the writer's in-flight documents stay under
+ * {@code sink.max-in-flight-documents}; when the window is full and cannot be handed over, or a write
+ * is stalled past its retry bound, every partition is paused (the consumer keeps its group membership
+ * by polling) until the writer catches up. Memory is bounded by the cap plus one window, whatever the backlog.
+ *
+ * <p>Rebalance: on revocation the partitions' unsent updates are dropped (they are not committed, the
+ * new owner reads them again), their in-flight writes get {@code sink.revoke-drain-timeout.ms} to finish,
+ * the durable prefix is committed, and what is left is abandoned before the callback returns, i.e. before
+ * the new owner can start. A lost partition is abandoned at once.
  *
  * <p>Thread contract: {@link #run()} owns the consumer on the calling thread; {@link #stop()} may be
  * called from any thread.
  */
-public final class BucketSink implements Runnable {
+public final class BucketSink implements Runnable, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BucketSink.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Consumer<String, BucketDocument> consumer;
-    private final CosmosAsyncContainer container;
-    private final Duration pollTimeout;
+    private final SinkSettings settings;
+    private final String topic;
+    private final UpdateSource source;
+    private final BulkWriter writer;
+    private final DeadLetterPublisher deadLetters;
+    private final SinkMetrics metrics;
+    private final Coalescer coalescer = new Coalescer(BucketSink::decode);
+    private final OffsetTracker tracker = new OffsetTracker();
     private final AtomicBoolean running = new AtomicBoolean(true);
-    private final AtomicLong documentsWritten = new AtomicLong();
+    private long lastCommitNanos = System.nanoTime();
+    private boolean paused;
 
-    public BucketSink(Consumer<String, BucketDocument> consumer, CosmosAsyncContainer container, Duration pollTimeout) {
-        this.consumer = consumer;
-        this.container = container;
-        this.pollTimeout = pollTimeout;
+    public BucketSink(SinkSettings settings, String topic, UpdateSource source, BulkExecutor executor,
+                      DeadLetterPublisher deadLetters, SinkMetrics metrics) {
+        this.settings = settings;
+        this.topic = topic;
+        this.source = source;
+        this.deadLetters = deadLetters;
+        this.metrics = metrics;
+        this.writer = new BulkWriter(settings, executor, deadLetters, metrics);
+    }
+
+    /**
+     * The production wiring: a KafkaConsumer on {@code topic}, Cosmos bulk, a Kafka producer to
+     * {@link SinkSettings#dlqTopic(String) topic.dlq}. {@code kafkaConfig} holds bootstrap servers and
+     * the {@code kafka.} pass-through settings.
+     */
+    public static BucketSink create(SinkSettings settings, String topic, Map<String, Object> kafkaConfig,
+                                    CosmosAsyncContainer container, SinkMetrics metrics) {
+        Map<String, Object> c = new HashMap<>(kafkaConfig);
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"); // only buckets of committed Streams transactions
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);         // offsets move only after Cosmos has the data
+        c.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
+        Map<String, Object> p = new HashMap<>(); // the DLQ producer gets the pass-through settings that are producer settings
+        kafkaConfig.forEach((k, v) -> { if (org.apache.kafka.clients.producer.ProducerConfig.configNames().contains(k)) p.put(k, v); });
+        return new BucketSink(settings, topic, new KafkaUpdateSource(consumer), new CosmosBulkExecutor(container, settings),
+                DeadLetterPublisher.kafka(p, SinkSettings.dlqTopic(topic)), metrics);
+    }
+
+    static BucketDocument decode(byte[] value) {
+        try {
+            BucketDocument d = JSON.readValue(value, BucketDocument.class);
+            if (d.pk() == null || d.id() == null) throw new IllegalArgumentException("no pk or id");
+            return d;
+        } catch (IOException e) {
+            String m = e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+            throw new UncheckedIOException(m == null ? "not a bucket document" : m, e);
+        }
     }
 
     @Override
     public void run() {
+        source.subscribe(topic, new UpdateSource.RebalanceListener() {
+            @Override
+            public void revoked(Collection<TopicPartition> partitions) { onRevoked(partitions); }
+
+            @Override
+            public void lost(Collection<TopicPartition> partitions) { onLost(partitions); }
+        });
         try {
             while (running.get()) {
-                ConsumerRecords<String, BucketDocument> records = consumer.poll(pollTimeout);
-                if (records.isEmpty()) continue;
-                write(coalesce(records));
-                consumer.commitSync();
+                rethrowWriterFailure();
+                handOver();
+                boolean pause = writer.stalled() || (coalescer.records() >= settings.windowMaxRecords() && !canHandOver());
+                if (pause != paused) {
+                    source.pauseAll(pause);
+                    paused = pause;
+                    log.debug("sink {} (in flight {}, stalled {})", pause ? "paused" : "resumed", writer.inFlightDocuments(), writer.stalled());
+                }
+                ConsumerRecords<String, byte[]> records = source.poll(pollTimeout());
+                for (ConsumerRecord<String, byte[]> r : records) coalescer.add(r);
+                metrics.consumed.increment(records.count());
+                handOver();
+                maybeCommit(false);
             }
         } catch (WakeupException e) {
             if (running.get()) throw e;
         } finally {
-            consumer.close();
+            shutdown();
+        }
+    }
+
+    private Duration pollTimeout() {
+        if (paused) return Duration.ofMillis(Math.min(50, settings.pollTimeout().toMillis()));
+        if (coalescer.isEmpty()) return settings.pollTimeout();
+        long left = settings.flushWindow().toMillis() - Duration.ofNanos(coalescer.ageNanos()).toMillis();
+        return Duration.ofMillis(Math.max(0, Math.min(left, settings.pollTimeout().toMillis())));
+    }
+
+    private boolean canHandOver() {
+        return writer.inFlightDocuments() == 0
+                || writer.inFlightDocuments() + coalescer.documents() <= settings.maxInFlightDocuments();
+    }
+
+    /** Closes the window when it is full or old enough and the writer has room. */
+    private void handOver() {
+        if (coalescer.isEmpty() || writer.stalled()) return;
+        boolean due = coalescer.records() >= settings.windowMaxRecords()
+                || coalescer.ageNanos() >= settings.flushWindow().toNanos();
+        if (due && canHandOver()) handOverNow();
+    }
+
+    private void handOverNow() {
+        Coalescer.Window w = coalescer.drain();
+        tracker.register(w.segments());
+        if (!w.writes().isEmpty()) metrics.coalescing.record((double) w.records() / w.writes().size());
+        writer.submit(w.writes());
+    }
+
+    private void maybeCommit(boolean now) {
+        if (!now && System.nanoTime() - lastCommitNanos < settings.commitInterval().toNanos()) return;
+        lastCommitNanos = System.nanoTime();
+        metrics.lag.set(source.lag());
+        Map<TopicPartition, OffsetAndMetadata> offsets = tracker.committable();
+        if (offsets.isEmpty()) return;
+        try {
+            source.commit(offsets);
+            log.debug("committed {}", offsets);
+        } catch (WakeupException e) {
+            tracker.commitFailed(offsets);
+            throw e;
+        } catch (KafkaException e) { // a rebalance in progress, a coordinator move: the next commit retries
+            tracker.commitFailed(offsets);
+            log.warn("commit of {} failed, retried at the next interval: {}", offsets, e.toString());
+        }
+    }
+
+    private void onRevoked(Collection<TopicPartition> partitions) {
+        coalescer.drop(partitions);
+        boolean drained;
+        try {
+            drained = writer.awaitPartitions(partitions, settings.revokeDrainTimeout());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            drained = false;
+        }
+        try {
+            maybeCommit(true);
+        } catch (KafkaException e) {
+            log.warn("commit on revocation of {} failed; the new owner replays from the previous commit: {}", partitions, e.toString());
+        }
+        writer.abandon(partitions);
+        tracker.forget(partitions);
+        log.info("partitions {} revoked ({})", partitions, drained ? "in-flight writes finished"
+                : "in-flight writes abandoned after " + settings.revokeDrainTimeout().toMillis() + " ms");
+    }
+
+    private void onLost(Collection<TopicPartition> partitions) {
+        coalescer.drop(partitions);
+        writer.abandon(partitions);
+        tracker.forget(partitions);
+        log.warn("partitions {} lost; their in-flight writes are abandoned", partitions);
+    }
+
+    private void rethrowWriterFailure() {
+        Throwable f = writer.failure();
+        if (f != null) throw new IllegalStateException("sink writer failed", f);
+    }
+
+    /** Orderly stop: write what was read, wait for it (bounded), commit, close. */
+    private void shutdown() {
+        try {
+            if (writer.failure() == null) {
+                if (!coalescer.isEmpty()) handOverNow();
+                long deadline = System.nanoTime() + settings.revokeDrainTimeout().toNanos();
+                while (writer.inFlightDocuments() > 0 && System.nanoTime() < deadline) Thread.sleep(10);
+                maybeCommit(true);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            log.warn("final commit failed; the next owner replays from the previous commit: {}", e.toString());
+        } finally {
+            writer.close();
+            source.close();
+            deadLetters.close();
         }
     }
 
     public void stop() {
         running.set(false);
-        consumer.wakeup();
+        source.wakeup();
     }
 
-    public long documentsWritten() {
-        return documentsWritten.get();
+    @Override
+    public void close() {
+        stop();
     }
 
-    /** Only the newest value of each bucket matters: values are absolute. */
-    static List<BucketDocument> coalesce(Iterable<ConsumerRecord<String, BucketDocument>> records) {
-        Map<String, BucketDocument> newest = new LinkedHashMap<>();
-        for (ConsumerRecord<String, BucketDocument> r : records) {
-            if (r.value() == null) continue;
-            newest.merge(r.key(), r.value(), (a, b) -> b.ver() >= a.ver() ? b : a);
-        }
-        return new ArrayList<>(newest.values());
-    }
+    public BulkWriter writer() { return writer; }
 
-    private void write(List<BucketDocument> docs) {
-        Flux<CosmosItemOperation> ops = Flux.fromIterable(docs)
-                .map(d -> CosmosBulkOperations.getUpsertItemOperation(d, new PartitionKey(d.pk()), d.pk() + "|" + d.id()));
-        List<CosmosBulkOperationResponse<Object>> responses = container.executeBulkOperations(ops).collectList().block();
-        for (CosmosBulkOperationResponse<Object> r : responses) {
-            int status = r.getResponse() != null ? r.getResponse().getStatusCode() : -1;
-            if (r.getException() != null || status / 100 != 2) {
-                throw new IllegalStateException("Cosmos bulk upsert of " + r.getOperation().getContext()
-                        + " failed with status " + status, r.getException());
-            }
-        }
-        documentsWritten.addAndGet(responses.size());
-        log.debug("wrote {} bucket documents", responses.size());
-    }
+    public SinkMetrics metrics() { return metrics; }
 }

@@ -18,7 +18,7 @@ public final class DeadLetters {
     public static final String TIME = "tally.dlq.time";
 
     /** Reason codes: stable strings for alerting and triage. */
-    public enum Reason { DECODE_FAILED, EMPTY_VALUE }
+    public enum Reason { DECODE_FAILED, EMPTY_VALUE, INVALID, LATE, FUTURE }
 
     private static final int MAX_MESSAGE_CHARS = 1000;
 

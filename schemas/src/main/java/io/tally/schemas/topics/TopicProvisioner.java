@@ -47,7 +47,7 @@ public final class TopicProvisioner {
                     create(spec);
                 } else {
                     problems.add("topic " + spec.name() + " does not exist: create it with " + spec.partitions()
-                            + " partitions and " + spec.configs() + ", or set ingest.topics.create-missing=true");
+                            + " partitions and " + spec.configs() + ", or set topics.create-missing=true");
                 }
             }
             if (!problems.isEmpty()) {

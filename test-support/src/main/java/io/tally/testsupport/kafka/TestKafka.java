@@ -7,6 +7,8 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.FeatureUpdate;
+import org.apache.kafka.clients.admin.UpdateFeaturesOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
 import io.tally.schemas.topics.TopicProvisioner;
@@ -90,6 +92,12 @@ public final class TestKafka {
             cluster.format();
             cluster.startup();
             cluster.waitForReadyBrokers();
+            // Kafka 4.3.1's default transaction.version=2 makes exactly-once Streams producers fail again and
+            // again with OutOfOrderSequenceException on internal topics (docs/aggregation.md, Kafka version).
+            try (Admin admin = cluster.admin()) {
+                admin.updateFeatures(Map.of("transaction.version", new FeatureUpdate((short) 1, FeatureUpdate.UpgradeType.SAFE_DOWNGRADE)),
+                        new UpdateFeaturesOptions()).all().get();
+            }
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
                     cluster.close();

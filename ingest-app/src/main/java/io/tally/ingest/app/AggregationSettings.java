@@ -1,0 +1,42 @@
+package io.tally.ingest.app;
+
+import io.tally.config.Config;
+import io.tally.config.Setting;
+import io.tally.ingest.rules.GradeRules;
+import io.tally.ingest.topology.TopologySettings;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
+
+/** Settings of the aggregation role (stages 1-6), parsed once. */
+public record AggregationSettings(String rulesLocation, TopologySettings topology, int streamThreads, int standbyReplicas,
+                                  long cacheMaxBytes) {
+
+    public static final Setting<String> RULES = Setting.string("ingest.rules.file", GradeRules.BUILTIN_DEFAULT,
+            "Grade rules (YAML or JSON). The default is the rule set shipped in the jar, rules/default-rules.yaml.");
+    public static final Setting<Duration> DEDUPE_HORIZON = Setting.millis("ingest.dedupe.horizon.ms", Duration.ofDays(7).toMillis(),
+            "How long a transaction id is remembered: duplicates arriving within it count once (7 days).");
+    public static final Setting<Duration> MAX_FUTURE_SKEW = Setting.millis("ingest.max-future-skew.ms", Duration.ofMinutes(5).toMillis(),
+            "Events whose time is further ahead of their Kafka record timestamp go to the DLQ as FUTURE (5 minutes).");
+    public static final Setting<Duration> LATE_BOUND = Setting.millis("ingest.late-bound.ms", Duration.ofDays(35).toMillis(),
+            "Events older than their Kafka record timestamp by more than this go to the DLQ as LATE (35 days, the longest default retention).");
+    public static final Setting<String> MAX_AMOUNT = Setting.string("ingest.max-amount", "1000000000",
+            "Largest accepted amount; larger (and negative) amounts go to the DLQ as INVALID.")
+            .validate(v -> { try { return new BigDecimal(v).signum() > 0; } catch (NumberFormatException e) { return false; } },
+                    "must be a positive decimal");
+    public static final Setting<Integer> THREADS = Setting.integer("ingest.num-stream-threads", 1,
+            "Kafka Streams threads in this process; more instances scale further (partitions are shared among all).").atLeast(1);
+    public static final Setting<Integer> STANDBYS = Setting.integer("ingest.num-standby-replicas", 0,
+            "Warm copies of each state store on other instances, for fast failover when running several instances.").atLeast(0);
+    public static final Setting<Long> CACHE = Setting.longValue("ingest.cache.max.bytes", 10L * 1024 * 1024,
+            "Record cache: merges updates of a bucket between commits, so each is emitted at most once per commit interval.").atLeast(0);
+
+    public static final List<Setting<?>> ALL = List.of(RULES, DEDUPE_HORIZON, MAX_FUTURE_SKEW, LATE_BOUND, MAX_AMOUNT,
+            THREADS, STANDBYS, CACHE);
+
+    static AggregationSettings from(Config c) {
+        return new AggregationSettings(c.get(RULES),
+                new TopologySettings(c.get(DEDUPE_HORIZON), c.get(MAX_FUTURE_SKEW), c.get(LATE_BOUND), new BigDecimal(c.get(MAX_AMOUNT))),
+                c.get(THREADS), c.get(STANDBYS), c.get(CACHE));
+    }
+}

@@ -1,0 +1,212 @@
+package io.tally.ingest.rules;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.tally.model.TimeUnit;
+import io.tally.schemas.avro.TransactionEvent;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.avro.Schema;
+
+/**
+ * The grade rules of a run, loaded from YAML or JSON and validated as a whole: every problem in the
+ * file is reported at once, each naming the rule and the field, so a bad rule file stops the start
+ * with one readable message instead of failing on the first event.
+ */
+public final class GradeRules {
+    /** The rule set shipped in the jar (source: rules/default-rules.yaml). */
+    public static final String BUILTIN_DEFAULT = "builtin:default-rules.yaml";
+
+    private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
+    private static final Set<String> RULE_KEYS =
+            Set.of("name", "entity", "qualifier", "filter", "value", "aggregations", "units", "retention");
+
+    private final List<GradeRule> rules;
+
+    private GradeRules(List<GradeRule> rules) {
+        this.rules = List.copyOf(rules);
+    }
+
+    public List<GradeRule> rules() {
+        return rules;
+    }
+
+    /** The longest retention of any rule: events older than this count for no grade at all. */
+    public Duration longestRetention() {
+        return rules.stream().map(GradeRule::retention).max(Duration::compareTo).orElse(Duration.ZERO);
+    }
+
+    /** Loads {@code location}: a file path, or {@link #BUILTIN_DEFAULT}. */
+    public static GradeRules load(String location) {
+        try {
+            if (location.startsWith("builtin:")) {
+                String resource = location.substring("builtin:".length());
+                try (InputStream in = GradeRules.class.getClassLoader().getResourceAsStream(resource)) {
+                    if (in == null) throw new RulesException(List.of("no built-in rule set named " + resource));
+                    return parse(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), location);
+                }
+            }
+            return parse(Files.readString(Path.of(location)), location);
+        } catch (IOException e) {
+            throw new RulesException(List.of("cannot read rules file " + location + ": " + e.getMessage()));
+        }
+    }
+
+    /** Parses YAML (JSON is YAML too) and validates every rule. */
+    public static GradeRules parse(String text, String origin) {
+        JsonNode root;
+        try {
+            root = new ObjectMapper(new YAMLFactory()).readTree(text);
+        } catch (IOException e) {
+            throw new RulesException(List.of(origin + ": not valid YAML/JSON: " + e.getMessage()));
+        }
+        List<String> problems = new ArrayList<>();
+        JsonNode list = root == null ? null : root.get("rules");
+        if (list == null || !list.isArray() || list.isEmpty()) {
+            throw new RulesException(List.of(origin + ": expected a non-empty list under 'rules'"));
+        }
+        List<GradeRule> rules = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < list.size(); i++) {
+            JsonNode r = list.get(i);
+            String where = origin + " rule #" + (i + 1) + (r.hasNonNull("name") ? " (" + r.get("name").asText() + ")" : "");
+            int before = problems.size();
+            GradeRule rule = rule(r, where, problems);
+            if (rule != null && !names.add(rule.name())) problems.add(where + ": duplicate name '" + rule.name() + "'");
+            if (problems.size() == before && rule != null) rules.add(rule);
+        }
+        if (!problems.isEmpty()) throw new RulesException(problems);
+        return new GradeRules(rules);
+    }
+
+    private static GradeRule rule(JsonNode r, String where, List<String> problems) {
+        if (!r.isObject()) {
+            problems.add(where + ": expected a mapping");
+            return null;
+        }
+        for (Iterator<String> it = r.fieldNames(); it.hasNext(); ) {
+            String key = it.next();
+            if (!RULE_KEYS.contains(key)) problems.add(where + ": unknown field '" + key + "' (expected one of " + RULE_KEYS + ")");
+        }
+        String name = text(r, "name");
+        if (name == null || !NAME.matcher(name).matches()) {
+            problems.add(where + ": name must match " + NAME.pattern() + " (it becomes part of document ids)");
+        }
+        String entity = text(r, "entity");
+        if (entity == null) problems.add(where + ": entity is required (an event field such as customerId)");
+        else checkStringField(entity, "entity", where, problems);
+        String qualifier = text(r, "qualifier");
+        if (qualifier != null) checkStringField(qualifier, "qualifier", where, problems);
+
+        Optional<GradeRule.Filter> filter = Optional.empty();
+        if (r.hasNonNull("filter")) {
+            JsonNode f = r.get("filter");
+            String field = text(f, "field");
+            JsonNode in = f.get("in");
+            if (field == null || in == null || !in.isArray() || in.isEmpty()) {
+                problems.add(where + ": filter needs 'field' and a non-empty list 'in'");
+            } else {
+                checkStringField(field, "filter.field", where, problems);
+                Set<String> values = new LinkedHashSet<>();
+                in.forEach(v -> values.add(v.asText()));
+                filter = Optional.of(new GradeRule.Filter(field, values));
+            }
+        }
+
+        GradeRule.ValueSource value = null;
+        String v = text(r, "value");
+        if (v == null) problems.add(where + ": value is required: amount or one");
+        else {
+            try {
+                value = GradeRule.ValueSource.valueOf(v.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                problems.add(where + ": value '" + v + "' is not amount or one");
+            }
+        }
+
+        Set<GradeRule.Aggregation> aggregations = EnumSet.noneOf(GradeRule.Aggregation.class);
+        for (String a : list(r, "aggregations", where, problems)) {
+            try {
+                aggregations.add(GradeRule.Aggregation.valueOf(a.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                problems.add(where + ": aggregation '" + a + "' is not one of sum, count, min, max");
+            }
+        }
+        if (value == GradeRule.ValueSource.ONE
+                && (aggregations.contains(GradeRule.Aggregation.MIN) || aggregations.contains(GradeRule.Aggregation.MAX))) {
+            problems.add(where + ": min and max of 'one' are always 1; use count");
+        }
+
+        List<TimeUnit> units = new ArrayList<>();
+        for (String u : list(r, "units", where, problems)) {
+            try {
+                TimeUnit unit = TimeUnit.fromCode(u);
+                if (units.contains(unit)) problems.add(where + ": unit '" + u + "' listed twice");
+                else units.add(unit);
+            } catch (IllegalArgumentException e) {
+                problems.add(where + ": " + e.getMessage());
+            }
+        }
+
+        Duration retention = null;
+        String ret = text(r, "retention");
+        if (ret == null) problems.add(where + ": retention is required (ISO-8601 duration such as P35D)");
+        else {
+            try {
+                retention = Duration.parse(ret);
+                if (retention.isNegative() || retention.isZero()) problems.add(where + ": retention must be positive");
+            } catch (DateTimeParseException e) {
+                problems.add(where + ": retention '" + ret + "' is not an ISO-8601 duration such as P35D or PT48H");
+            }
+        }
+        if (name == null || entity == null || value == null || retention == null) return null;
+        return new GradeRule(name, entity, Optional.ofNullable(qualifier), filter, value, aggregations, units, retention);
+    }
+
+    /** Rule fields must name string fields of TransactionEvent: their values become keys. */
+    private static void checkStringField(String field, String what, String where, List<String> problems) {
+        Schema.Field f = TransactionEvent.getClassSchema().getField(field);
+        if (f == null) {
+            problems.add(where + ": " + what + " '" + field + "' is not a TransactionEvent field");
+        } else if (!isString(f.schema())) {
+            problems.add(where + ": " + what + " '" + field + "' is not a string field");
+        }
+    }
+
+    private static boolean isString(Schema s) {
+        if (s.getType() == Schema.Type.STRING) return true;
+        return s.getType() == Schema.Type.UNION && s.getTypes().stream().allMatch(t ->
+                t.getType() == Schema.Type.STRING || t.getType() == Schema.Type.NULL);
+    }
+
+    private static String text(JsonNode node, String key) {
+        JsonNode v = node.get(key);
+        return v == null || v.isNull() || v.asText().isBlank() ? null : v.asText().trim();
+    }
+
+    private static List<String> list(JsonNode r, String key, String where, List<String> problems) {
+        JsonNode v = r.get(key);
+        if (v == null || !v.isArray() || v.isEmpty()) {
+            problems.add(where + ": " + key + " must be a non-empty list");
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        v.forEach(x -> out.add(x.asText()));
+        return out;
+    }
+}

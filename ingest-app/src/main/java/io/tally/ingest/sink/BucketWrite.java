@@ -1,0 +1,58 @@
+package io.tally.ingest.sink;
+
+import io.tally.model.BucketDocument;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The context object of one bulk operation: the newest version of one bucket in a window, where it
+ * came from, and how its write is going. It rides on the Cosmos operation ({@code getContext()}) so
+ * every response maps back to its bucket and Kafka coordinates.
+ *
+ * <p>Thread contract: built on the poll thread; afterwards touched by one bulk call or retry at a time
+ * (the BulkWriter never has two attempts of one write in flight), so the mutable fields need no lock.
+ */
+public final class BucketWrite {
+    final TopicPartition partition;
+    final String key;            // pk|id, the Kafka key
+    BucketDocument doc;          // null for a record that could not be decoded
+    byte[] raw;                  // the newest record's value, for the DLQ
+    long offset;                 // the newest record's offset
+    int coalesced = 1;           // updates this write stands for
+    String poison;               // why the record could not be decoded, or null
+    final OffsetTracker.Segment segment;
+
+    WriteKind kind = WriteKind.PATCH_IF_NEWER;
+    int attempt;                 // attempts made so far
+    long firstAttemptNanos;
+    int lastStatus;
+    int lastSubStatus;
+    boolean stalled;
+    long generation;             // of the partition when submitted; a newer one means abandoned
+
+    BucketWrite(TopicPartition partition, String key, BucketDocument doc, byte[] raw, long offset, OffsetTracker.Segment segment) {
+        this.partition = partition;
+        this.key = key;
+        this.doc = doc;
+        this.raw = raw;
+        this.offset = offset;
+        this.segment = segment;
+    }
+
+    public String bucketId() { return doc != null ? doc.pk() + "|" + doc.id() : key; }
+
+    public long ver() { return doc != null ? doc.ver() : -1; }
+
+    public int attempt() { return attempt; }
+
+    public int coalesced() { return coalesced; }
+
+    public WriteKind kind() { return kind; }
+
+    public BucketDocument document() { return doc; }
+
+    /** Coordinates for logs: never the document's values. */
+    @Override
+    public String toString() {
+        return bucketId() + " ver " + ver() + " (" + partition + "@" + offset + ", " + coalesced + " update(s), attempt " + attempt + ")";
+    }
+}

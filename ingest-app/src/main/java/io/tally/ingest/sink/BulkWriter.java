@@ -1,0 +1,286 @@
+package io.tally.ingest.sink;
+
+import io.tally.ingest.sink.BulkExecutor.ItemResult;
+import io.tally.ingest.sink.CosmosStatusClassifier.Decision;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
+import reactor.core.Disposables;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
+
+/**
+ * Stages 8-9: owns every write between "handed over by the poll loop" and "durable". A window's writes
+ * are sorted by logical partition and cut into chunks; each chunk is one bulk call holding one permit
+ * of the {@link AimdLimiter}. Each result is classified ({@link CosmosStatusClassifier}): written and
+ * stale writes complete their offset segment; 404/409 switch between conditional patch and create at
+ * once; transient failures go back after an exponential backoff with full jitter, never shorter than
+ * the service's retry-after; 400/413/422 go to the DLQ and complete there.
+ *
+ * <p>Bounds: a write that used up {@code sink.retry.max-attempts} or {@code sink.retry.max-elapsed.ms}
+ * is <em>stalled</em>: it keeps being retried every {@code sink.retry.max-backoff.ms} (nothing is ever
+ * dropped), its partition's commits stop behind it, and {@link #stalled()} tells the poll loop to pause
+ * every partition until it goes through. In-flight documents are capped by the poll loop through
+ * {@link #inFlightDocuments()}.
+ *
+ * <p>Thread contract: {@link #submit}, {@link #awaitPartitions} and {@link #abandon} are called from the
+ * poll thread; results are handled on Reactor threads. Counters are atomic; a {@link BucketWrite} is
+ * touched by one call at a time. An unexpected error (a bug, not a Cosmos status) is kept in
+ * {@link #failure()} and rethrown by the poll loop, which stops the sink without committing.
+ */
+public final class BulkWriter implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(BulkWriter.class);
+
+    private final SinkSettings settings;
+    private final BulkExecutor executor;
+    private final DeadLetterPublisher deadLetters;
+    private final SinkMetrics metrics;
+    private final AimdLimiter limiter;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger stalledWrites = new AtomicInteger();
+    private final Map<TopicPartition, AtomicInteger> inFlightByPartition = new ConcurrentHashMap<>();
+    private final Map<TopicPartition, Long> generations = new ConcurrentHashMap<>();
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final Disposable.Composite running = Disposables.composite();
+
+    public BulkWriter(SinkSettings settings, BulkExecutor executor, DeadLetterPublisher deadLetters, SinkMetrics metrics) {
+        this.settings = settings;
+        this.executor = executor;
+        this.deadLetters = deadLetters;
+        this.metrics = metrics;
+        // Cooldown 1 s: longer than one bulk call's round trip, so the calls that were in flight together when a
+        // throttle hit count as one congestion signal, not log2(limit) of them.
+        this.limiter = new AimdLimiter(settings.concurrencyInitial(), settings.concurrencyMin(), settings.concurrencyMax(),
+                TimeUnit.SECONDS.toNanos(1));
+        metrics.gauge("tally.sink.concurrency.limit", "AIMD limit of concurrent bulk calls", limiter::limit);
+        metrics.gauge("tally.sink.in.flight.documents", "documents handed to Cosmos, not yet durable", inFlight::get);
+        metrics.gauge("tally.sink.stalled.writes", "writes past their retry bound, retried at the longest backoff", stalledWrites::get);
+    }
+
+    /** Starts writing; returns at once. Every write ends durable, dead-lettered, or abandoned by {@link #abandon}. */
+    public void submit(Collection<BucketWrite> writes) {
+        List<BucketWrite> documents = new ArrayList<>(writes.size());
+        for (BucketWrite w : writes) {
+            w.generation = generations.getOrDefault(w.partition, 0L);
+            inFlight.incrementAndGet();
+            inFlightByPartition.computeIfAbsent(w.partition, p -> new AtomicInteger()).incrementAndGet();
+            if (w.poison != null) subscribe(deadLetter(w, 0, w.poison));
+            else documents.add(w);
+        }
+        // Group by logical partition: one entity's buckets travel in the same micro-batch.
+        documents.sort(Comparator.comparing((BucketWrite w) -> w.doc.pk()));
+        for (int i = 0; i < documents.size(); i += settings.chunkSize()) {
+            subscribe(chunk(new ArrayList<>(documents.subList(i, Math.min(documents.size(), i + settings.chunkSize())))));
+        }
+    }
+
+    public int inFlightDocuments() { return inFlight.get(); }
+
+    /** True while a write is past its retry bound: the poll loop stops taking updates. */
+    public boolean stalled() { return stalledWrites.get() > 0; }
+
+    public int concurrencyLimit() { return limiter.limit(); }
+
+    public Throwable failure() { return failure.get(); }
+
+    /** Waits until no write of these partitions is in flight; false when {@code timeout} passed first. */
+    public boolean awaitPartitions(Collection<TopicPartition> partitions, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (partitions.stream().anyMatch(p -> inFlightByPartition.getOrDefault(p, new AtomicInteger()).get() > 0)) {
+            if (System.nanoTime() > deadline) return false;
+            Thread.sleep(5); // the poll thread, inside a rebalance callback: no Reactor thread is blocked here
+        }
+        return true;
+    }
+
+    /**
+     * This instance no longer owns the partitions: their remaining writes are never sent again (a call
+     * already on the wire may still land; the ver condition makes that harmless) and never complete
+     * their segments.
+     */
+    public void abandon(Collection<TopicPartition> partitions) {
+        partitions.forEach(p -> generations.merge(p, 1L, Long::sum));
+    }
+
+    private boolean abandoned(BucketWrite w) {
+        return generations.getOrDefault(w.partition, 0L) != w.generation;
+    }
+
+    private void subscribe(Mono<Void> work) {
+        Disposable[] self = new Disposable[1];
+        self[0] = work.doFinally(s -> { if (self[0] != null) running.remove(self[0]); })
+                .subscribe(null, this::fail);
+        if (!self[0].isDisposed()) running.add(self[0]);
+    }
+
+    private void fail(Throwable e) {
+        if (failure.compareAndSet(null, e)) log.error("sink writer failed; the sink stops without committing further", e);
+    }
+
+    /** One bulk call for the writes, then their follow-ups (switch, retry, DLQ). */
+    private Mono<Void> chunk(List<BucketWrite> writes) {
+        return Mono.defer(() -> {
+            List<BucketWrite> live = new ArrayList<>(writes.size());
+            for (BucketWrite w : writes) {
+                if (abandoned(w)) finish(w, null);
+                else live.add(w);
+            }
+            if (live.isEmpty()) return Mono.empty();
+            return limiter.acquire().then(Mono.defer(() -> call(live))).flatMap(this::followUp);
+        });
+    }
+
+    private record Outcome(List<BucketWrite> now, List<BucketWrite> later, Duration delay, List<Mono<Void>> deadLetters) {}
+
+    private Mono<Outcome> call(List<BucketWrite> writes) {
+        long t0 = System.nanoTime();
+        for (BucketWrite w : writes) {
+            if (w.attempt++ == 0) w.firstAttemptNanos = t0;
+        }
+        return executor.execute(writes).collectList()
+                .onErrorResume(e -> Mono.just(writes.stream() // the whole call failed: every write gets the call's error
+                        .map(w -> new ItemResult(w, statusOf(e), 0, Duration.ZERO, 0, e)).toList()))
+                .map(results -> {
+                    metrics.call(writes.size(), Duration.ofNanos(System.nanoTime() - t0));
+                    return handle(writes, results);
+                });
+    }
+
+    private static int statusOf(Throwable e) {
+        return e instanceof com.azure.cosmos.CosmosException ce ? ce.getStatusCode() : 0;
+    }
+
+    private Outcome handle(List<BucketWrite> writes, List<ItemResult> results) {
+        List<BucketWrite> now = new ArrayList<>();
+        List<BucketWrite> later = new ArrayList<>();
+        List<Mono<Void>> dead = new ArrayList<>();
+        Duration delay = Duration.ZERO;
+        boolean congested = false;
+        Map<BucketWrite, Boolean> answered = new IdentityHashMap<>();
+        try {
+            for (ItemResult r : results) {
+                BucketWrite w = r.write();
+                answered.put(w, true);
+                metrics.requestUnits.increment(r.requestCharge());
+                w.lastStatus = r.status();
+                w.lastSubStatus = r.subStatus();
+                Decision d = CosmosStatusClassifier.classify(r.status(), r.subStatus(), w.kind);
+                switch (d) {
+                    case SUCCESS -> finish(w, metrics.written);
+                    case IGNORE -> finish(w, metrics.stale);
+                    case CREATE_INSTEAD -> { w.kind = WriteKind.CREATE; now.add(w); }
+                    case PATCH_INSTEAD -> { w.kind = WriteKind.PATCH_IF_NEWER; now.add(w); }
+                    case RETRY, RETRY_CONGESTED -> {
+                        congested |= d == Decision.RETRY_CONGESTED;
+                        if (r.status() == 429) metrics.throttled.increment();
+                        metrics.retry(r.status(), r.subStatus());
+                        Duration wait = backoff(w, r.retryAfter());
+                        if (wait.compareTo(delay) > 0) delay = wait;
+                        later.add(w);
+                        if (log.isDebugEnabled()) log.debug("retrying {} after {}:{}", w, r.status(), r.subStatus());
+                    }
+                    case FAIL -> dead.add(deadLetter(w, r.status(), "COSMOS_" + r.status() + "/" + r.subStatus() + ": "
+                            + message(r.error())));
+                }
+            }
+            for (BucketWrite w : writes) { // an operation without a result is retried like a lost connection
+                if (!answered.containsKey(w)) {
+                    metrics.retry(0, 0);
+                    Duration wait = backoff(w, Duration.ZERO);
+                    if (wait.compareTo(delay) > 0) delay = wait;
+                    later.add(w);
+                }
+            }
+        } finally {
+            limiter.release(congested);
+        }
+        return new Outcome(now, later, delay, dead);
+    }
+
+    private Mono<Void> followUp(Outcome o) {
+        List<Mono<Void>> next = new ArrayList<>(o.deadLetters());
+        if (!o.now().isEmpty()) next.add(chunk(o.now()));
+        if (!o.later().isEmpty()) next.add(Mono.delay(o.delay()).then(chunk(o.later())));
+        return Mono.when(next);
+    }
+
+    /**
+     * Exponential backoff with full jitter (uniform in [0, min(max, initial * 2^(attempt-1))]), never
+     * shorter than the service's retry-after. Past the attempt or time bound the write is stalled and
+     * retried every max backoff.
+     */
+    Duration backoff(BucketWrite w, Duration retryAfter) {
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - w.firstAttemptNanos);
+        if (w.attempt >= settings.retryMaxAttempts() || elapsedMs >= settings.retryMaxElapsed().toMillis()) {
+            if (!w.stalled) {
+                w.stalled = true;
+                if (stalledWrites.getAndIncrement() == 0) { // once per stall, not once per write
+                    log.error("{} still failing ({}:{}) after {} attempts over {} ms: sink stalls (no new updates, no commits "
+                                    + "past it) and retries it every {} ms", w, w.lastStatus, w.lastSubStatus, w.attempt, elapsedMs,
+                            settings.retryMaxBackoff().toMillis());
+                } else if (log.isDebugEnabled()) {
+                    log.debug("{} stalled too ({}:{})", w, w.lastStatus, w.lastSubStatus);
+                }
+            }
+            return max(settings.retryMaxBackoff(), retryAfter);
+        }
+        long ceiling = Math.min(settings.retryMaxBackoff().toMillis(),
+                settings.retryInitialBackoff().toMillis() << Math.min(20, Math.max(0, w.attempt - 1)));
+        Duration jittered = Duration.ofMillis(ThreadLocalRandom.current().nextLong(ceiling + 1));
+        return max(jittered, retryAfter);
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    private Mono<Void> deadLetter(BucketWrite w, int status, String reason) {
+        return deadLetters.publish(w, status, reason)
+                .retryWhen(Retry.backoff(Long.MAX_VALUE, settings.retryInitialBackoff()).maxBackoff(settings.retryMaxBackoff())
+                        .doBeforeRetry(s -> log.warn("DLQ publish of {} failed, retrying: {}", w, s.failure().toString())))
+                .doOnSuccess(v -> {
+                    log.warn("{} dead-lettered: {}", w, reason);
+                    finish(w, metrics.deadLettered);
+                });
+    }
+
+    private static String message(Throwable e) {
+        if (e == null) return "";
+        String m = String.valueOf(e.getMessage());
+        int nl = m.indexOf('\n');
+        m = nl >= 0 ? m.substring(0, nl) : m;
+        return m.length() > 300 ? m.substring(0, 300) : m;
+    }
+
+    /** The write is durable (counter given) or abandoned (null): it leaves the in-flight set. */
+    private void finish(BucketWrite w, io.micrometer.core.instrument.Counter outcome) {
+        if (w.stalled) {
+            w.stalled = false;
+            if (stalledWrites.decrementAndGet() == 0 && outcome != null) log.info("{} went through; sink resumes", w);
+        }
+        if (outcome != null && !abandoned(w)) {
+            outcome.increment();
+            w.segment.complete();
+        }
+        inFlight.decrementAndGet();
+        inFlightByPartition.get(w.partition).decrementAndGet();
+    }
+
+    @Override
+    public void close() {
+        running.dispose();
+    }
+}

@@ -1,0 +1,132 @@
+package io.tally.ingest.sink;
+
+import io.tally.config.Config;
+import io.tally.config.ConfigException;
+import io.tally.config.Setting;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Everything the Cosmos sink (stages 7-10) reads, declared once and parsed once. Topic names come
+ * from {@code topics.prefix}: the sink reads {@code <prefix>bucket-updates} and dead-letters to
+ * {@code <prefix>bucket-updates.dlq} ({@link #dlqTopic(String)}). Sizing arithmetic
+ * for the defaults is in docs/sink.md; the short version is on each setting.
+ *
+ * @param windowMaxRecords    updates coalesced into one write window at most
+ * @param flushWindow         a window is written at the latest this long after its first update
+ * @param maxInFlightDocuments documents submitted to Cosmos and not yet durable; at the cap the consumer pauses
+ * @param throttleRetriesInSdk 429 retries the SDK makes itself before the sink sees the 429 (0: the sink owns them)
+ */
+public record SinkSettings(String groupId, Duration pollTimeout,
+                           int windowMaxRecords, Duration flushWindow, int maxInFlightDocuments, Duration commitInterval,
+                           Duration revokeDrainTimeout, int chunkSize, int microBatchSize, int microBatchConcurrency,
+                           int concurrencyInitial, int concurrencyMin, int concurrencyMax,
+                           int retryMaxAttempts, Duration retryInitialBackoff, Duration retryMaxBackoff, Duration retryMaxElapsed,
+                           int ruBudget, int throttleRetriesInSdk, int metricsPort) {
+
+    public static final Setting<String> GROUP_ID = Setting.string("sink.group-id", "tally-sink",
+            "Consumer group of the Cosmos sink.");
+    public static final Setting<Duration> POLL_TIMEOUT = Setting.millis("sink.poll-timeout.ms", 500,
+            "How long the sink waits for bucket updates before looking again (also the longest a paused sink waits between checks).");
+    public static final Setting<Integer> WINDOW_RECORDS = Setting.integer("sink.window.max-records", 10_000,
+            "Most updates coalesced into one write window (newest ver per bucket id wins). With a backlog windows fill at once, "
+                    + "so the deeper the backlog the more each window coalesces.").atLeast(1);
+    public static final Setting<Duration> FLUSH_WINDOW = Setting.millis("sink.flush-window.ms", 200,
+            "A window is written at the latest this long after its first update arrived (the sink's added latency when idle).");
+    public static final Setting<Integer> MAX_IN_FLIGHT = Setting.integer("sink.max-in-flight-documents", 20_000,
+            "Documents handed to Cosmos and not yet durable. At the cap the consumer pauses its partitions (backpressure): "
+                    + "memory is bounded by this, not by the backlog (measured ~5 KB of heap per in-flight document, most of it "
+                    + "the SDK's bulk operation state). Must be >= sink.window.max-records.").atLeast(1);
+    public static final Setting<Duration> COMMIT_INTERVAL = Setting.millis("sink.commit-interval.ms", 1000,
+            "How often the sink commits each partition's contiguous prefix of durably written updates.");
+    public static final Setting<Duration> REVOKE_DRAIN = Setting.millis("sink.revoke-drain-timeout.ms", 10_000,
+            "On partition revocation, wait this long for in-flight writes of those partitions; the rest are abandoned "
+                    + "(never retried by this instance) before the new owner starts. Must exceed sink.flush-window.ms and stay below "
+                    + "the consumer's max.poll.interval.ms.");
+    public static final Setting<Integer> CHUNK_SIZE = Setting.integer("sink.bulk.chunk-size", 1000,
+            "Operations per executeBulkOperations call (sorted by logical partition); one call holds one concurrency permit.").atLeast(1);
+    public static final Setting<Integer> MICRO_BATCH = Setting.integer("sink.bulk.micro-batch-size", 100,
+            "CosmosBulkExecutionOptions initial and maximum micro-batch size (operations per request to one physical partition; "
+                    + "the service caps a batch at 100 operations / 2 MB).").atLeast(1).validate(v -> v <= 100, "must be <= 100");
+    public static final Setting<Integer> MICRO_BATCH_CONCURRENCY = Setting.integer("sink.bulk.micro-batch-concurrency", 1,
+            "CosmosBulkExecutionOptions max micro-batch concurrency per physical partition (1-5).").atLeast(1)
+            .validate(v -> v <= 5, "must be <= 5");
+    public static final Setting<Integer> CONCURRENCY_INITIAL = Setting.integer("sink.concurrency.initial", 4,
+            "AIMD limit of concurrent bulk calls at start.").atLeast(1);
+    public static final Setting<Integer> CONCURRENCY_MIN = Setting.integer("sink.concurrency.min", 1,
+            "AIMD limit floor: the limit is halved on throttling or timeouts, never below this.").atLeast(1);
+    public static final Setting<Integer> CONCURRENCY_MAX = Setting.integer("sink.concurrency.max", 32,
+            "AIMD limit ceiling: the limit grows by one per clean round of bulk calls up to this.").atLeast(1);
+    public static final Setting<Integer> RETRY_ATTEMPTS = Setting.integer("sink.retry.max-attempts", 12,
+            "Attempts of one document (408, 410, 429, 449, 503, ...) before the sink stalls: it then stops taking new "
+                    + "updates and committing, and keeps retrying at sink.retry.max-backoff.ms (nothing is dropped).").atLeast(1);
+    public static final Setting<Duration> RETRY_INITIAL = Setting.millis("sink.retry.initial-backoff.ms", 100,
+            "First retry delay; doubles per attempt, full jitter, at least the server's x-ms-retry-after-ms.");
+    public static final Setting<Duration> RETRY_MAX = Setting.millis("sink.retry.max-backoff.ms", 5000,
+            "Longest retry delay (before jitter).");
+    public static final Setting<Duration> RETRY_ELAPSED = Setting.millis("sink.retry.max-elapsed.ms", 60_000,
+            "Time a document may spend retrying before the sink stalls (see sink.retry.max-attempts).");
+    public static final Setting<Integer> RU_BUDGET = Setting.integer("sink.ru-budget", 0,
+            "Request units per second the sink may use (SDK local throughput control group), leaving the rest to reads; "
+                    + "0 = no limit. Per sink process: divide the container's share by the number of sink instances.").atLeast(0);
+    public static final Setting<Integer> SDK_THROTTLE_RETRIES = Setting.integer("sink.sdk-throttle-retries", 0,
+            "429 retries the SDK makes inside bulk before the sink sees them. 0 (default): the sink owns throttling, so every "
+                    + "429 reaches its AIMD limiter and is retried once, by the sink, after x-ms-retry-after-ms.").atLeast(0);
+    public static final Setting<Integer> METRICS_PORT = Setting.integer("sink.metrics.port", 9464,
+            "Port of the Prometheus endpoint (GET /metrics) on all interfaces; 0 = any free port, -1 = off.").atLeast(-1);
+
+    public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_RECORDS, FLUSH_WINDOW,
+            MAX_IN_FLIGHT, COMMIT_INTERVAL, REVOKE_DRAIN, CHUNK_SIZE, MICRO_BATCH, MICRO_BATCH_CONCURRENCY, CONCURRENCY_INITIAL,
+            CONCURRENCY_MIN, CONCURRENCY_MAX, RETRY_ATTEMPTS, RETRY_INITIAL, RETRY_MAX, RETRY_ELAPSED, RU_BUDGET,
+            SDK_THROTTLE_RETRIES, METRICS_PORT);
+
+    /** Cross-field checks; every problem is listed at once. */
+    public SinkSettings {
+        List<String> problems = new ArrayList<>();
+        if (maxInFlightDocuments < windowMaxRecords) {
+            problems.add(MAX_IN_FLIGHT.key() + " (" + maxInFlightDocuments + ") must be >= " + WINDOW_RECORDS.key()
+                    + " (" + windowMaxRecords + "): a window is admitted whole");
+        }
+        if (revokeDrainTimeout.compareTo(flushWindow) <= 0) {
+            problems.add(REVOKE_DRAIN.key() + " (" + revokeDrainTimeout.toMillis() + ") must exceed " + FLUSH_WINDOW.key()
+                    + " (" + flushWindow.toMillis() + ")");
+        }
+        if (concurrencyMin > concurrencyMax || concurrencyInitial < concurrencyMin || concurrencyInitial > concurrencyMax) {
+            problems.add("need " + CONCURRENCY_MIN.key() + " <= " + CONCURRENCY_INITIAL.key() + " <= " + CONCURRENCY_MAX.key()
+                    + " (" + concurrencyMin + ", " + concurrencyInitial + ", " + concurrencyMax + ")");
+        }
+        if (retryInitialBackoff.isZero() || retryMaxBackoff.compareTo(retryInitialBackoff) < 0) {
+            problems.add(RETRY_MAX.key() + " must be >= " + RETRY_INITIAL.key() + " > 0");
+        }
+        if (retryMaxElapsed.compareTo(retryMaxBackoff) < 0) {
+            problems.add(RETRY_ELAPSED.key() + " must be >= " + RETRY_MAX.key());
+        }
+        if (chunkSize < microBatchSize) {
+            problems.add(CHUNK_SIZE.key() + " (" + chunkSize + ") must be >= " + MICRO_BATCH.key() + " (" + microBatchSize + ")");
+        }
+        if (!problems.isEmpty()) throw new ConfigException(problems);
+    }
+
+    public static SinkSettings from(Config c) {
+        return new SinkSettings(c.get(GROUP_ID), c.get(POLL_TIMEOUT), c.get(WINDOW_RECORDS),
+                c.get(FLUSH_WINDOW), c.get(MAX_IN_FLIGHT), c.get(COMMIT_INTERVAL), c.get(REVOKE_DRAIN), c.get(CHUNK_SIZE),
+                c.get(MICRO_BATCH), c.get(MICRO_BATCH_CONCURRENCY), c.get(CONCURRENCY_INITIAL), c.get(CONCURRENCY_MIN),
+                c.get(CONCURRENCY_MAX), c.get(RETRY_ATTEMPTS), c.get(RETRY_INITIAL), c.get(RETRY_MAX), c.get(RETRY_ELAPSED),
+                c.get(RU_BUDGET), c.get(SDK_THROTTLE_RETRIES), c.get(METRICS_PORT));
+    }
+
+    /**
+     * The sink's DLQ: updates Cosmos refuses for good (400, 413, 422) or that cannot be decoded, with the
+     * original key and value and headers tally.reason, tally.status, tally.source.topic/partition/offset.
+     * Provisioned like bucket-updates.
+     */
+    public static String dlqTopic(String bucketUpdatesTopic) {
+        return bucketUpdatesTopic + ".dlq";
+    }
+
+    /** The defaults, for tests and tools. */
+    public static SinkSettings defaults() {
+        return from(Config.load(ALL, List.of(), new String[0], java.util.Map.of()));
+    }
+}

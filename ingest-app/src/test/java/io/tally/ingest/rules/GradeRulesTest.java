@@ -1,0 +1,86 @@
+package io.tally.ingest.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tally.model.TimeUnit;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class GradeRulesTest {
+    @Test
+    void theDefaultRulesLoad() {
+        GradeRules rules = GradeRules.load(GradeRules.BUILTIN_DEFAULT);
+        assertThat(rules.rules()).extracting(GradeRule::name)
+                .containsExactly("spend-per-customer", "spend-per-customer-sku", "orders-per-email", "spend-per-postal-code");
+        GradeRule sku = rules.rules().get(1);
+        assertThat(sku.qualifierField()).hasValue("sku");
+        assertThat(sku.units()).containsExactly(TimeUnit.DAY);
+        assertThat(sku.gradeId("sku-9")).isEqualTo("spend-per-customer-sku:sku-9");
+        assertThat(rules.longestRetention()).isEqualTo(Duration.ofDays(35));
+    }
+
+    @Test
+    void jsonIsAcceptedToo() {
+        GradeRules rules = GradeRules.parse("""
+                {"rules": [{"name": "n", "entity": "email", "value": "one", "aggregations": ["count"],
+                            "units": ["minute"], "retention": "PT2H"}]}""", "json");
+        assertThat(rules.rules().get(0).retention()).isEqualTo(Duration.ofHours(2));
+    }
+
+    @Test
+    void everyProblemIsReportedWithItsRuleAndField() {
+        assertThatThrownBy(() -> GradeRules.parse("""
+                rules:
+                  - name: Bad Name
+                    entity: nosuchfield
+                    value: amount
+                    aggregations: [sum, median]
+                    units: [hour, week]
+                    retention: 35 days
+                  - name: counts
+                    entity: amount
+                    qualifier: sku
+                    filter: {field: status}
+                    value: one
+                    aggregations: [max]
+                    units: [day]
+                    retention: P1D
+                    colour: blue
+                  - name: counts
+                    entity: email
+                    value: one
+                    aggregations: [count]
+                    units: [day]
+                    retention: P1D
+                """, "rules.yaml"))
+                .isInstanceOfSatisfying(RulesException.class, e -> assertThat(e.problems()).satisfies(p -> {
+                    assertThat(p).anyMatch(s -> s.startsWith("rules.yaml rule #1 (Bad Name): name must match"));
+                    assertThat(p).anyMatch(s -> s.contains("entity 'nosuchfield' is not a TransactionEvent field"));
+                    assertThat(p).anyMatch(s -> s.contains("aggregation 'median'"));
+                    assertThat(p).anyMatch(s -> s.contains("unknown time unit 'week'"));
+                    assertThat(p).anyMatch(s -> s.contains("retention '35 days' is not an ISO-8601 duration"));
+                    assertThat(p).anyMatch(s -> s.contains("rule #2 (counts): entity 'amount' is not a string field"));
+                    assertThat(p).anyMatch(s -> s.contains("filter needs 'field' and a non-empty list 'in'"));
+                    assertThat(p).anyMatch(s -> s.contains("min and max of 'one'"));
+                    assertThat(p).anyMatch(s -> s.contains("unknown field 'colour'"));
+                }));
+    }
+
+    @Test
+    void duplicateNamesAndEmptyFilesAreRejected() {
+        String rule = "  - {name: a, entity: email, value: one, aggregations: [count], units: [day], retention: P1D}\n";
+        assertThatThrownBy(() -> GradeRules.parse("rules:\n" + rule + rule, "f"))
+                .isInstanceOfSatisfying(RulesException.class, e -> assertThat(e.problems()).containsExactly("f rule #2 (a): duplicate name 'a'"));
+        assertThatThrownBy(() -> GradeRules.parse("rules: []", "f")).hasMessageContaining("non-empty list under 'rules'");
+        assertThatThrownBy(() -> GradeRules.load("/no/such/rules.yaml")).hasMessageContaining("cannot read rules file /no/such/rules.yaml");
+    }
+
+    @Test
+    void rulesKeepTheirListsImmutable() {
+        GradeRule r = GradeRules.load(GradeRules.BUILTIN_DEFAULT).rules().get(0);
+        assertThatThrownBy(() -> r.units().add(TimeUnit.MONTH)).isInstanceOf(UnsupportedOperationException.class);
+        assertThat(List.copyOf(r.aggregations())).hasSize(4);
+    }
+}

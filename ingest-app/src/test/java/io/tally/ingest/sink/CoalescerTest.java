@@ -1,0 +1,55 @@
+package io.tally.ingest.sink;
+
+import static io.tally.ingest.sink.SinkFixtures.doc;
+import static io.tally.ingest.sink.SinkFixtures.record;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class CoalescerTest {
+
+    @Test
+    void keepsTheNewestVersionPerBucketAndOneSegmentPerPartition() {
+        Coalescer c = new Coalescer(BucketSink::decode);
+        c.add(record("t", 0, 10, doc("a", "x", 1)));
+        c.add(record("t", 0, 11, doc("a", "x", 3)));
+        c.add(record("t", 0, 12, doc("a", "x", 2))); // older ver arriving later (a replay): loses
+        c.add(record("t", 1, 5, doc("b", "y", 7)));
+        assertThat(c.records()).isEqualTo(4);
+        assertThat(c.documents()).isEqualTo(2);
+
+        Coalescer.Window w = c.drain();
+        assertThat(w.writes()).hasSize(2);
+        BucketWrite x = w.writes().stream().filter(b -> b.doc.id().equals("x")).findFirst().orElseThrow();
+        assertThat(x.ver()).isEqualTo(3);
+        assertThat(x.coalesced()).isEqualTo(3);
+        assertThat(w.segments()).extracting(s -> s.partition + "@" + s.nextOffset).containsExactlyInAnyOrder("t-0@13", "t-1@6");
+        assertThat(c.isEmpty()).isTrue();
+    }
+
+    @Test
+    void anUndecodableRecordBecomesAPoisonWrite() {
+        Coalescer c = new Coalescer(BucketSink::decode);
+        c.add(new ConsumerRecord<>("t", 0, 0, "k", "{nope".getBytes(StandardCharsets.UTF_8)));
+        c.add(record("t", 0, 1, doc("a", "x", 1)));
+        Coalescer.Window w = c.drain();
+        assertThat(w.writes()).hasSize(2);
+        assertThat(w.writes()).filteredOn(b -> b.poison != null).singleElement()
+                .satisfies(b -> assertThat(b.poison).startsWith("DECODE_FAILED"));
+    }
+
+    @Test
+    void droppingARevokedPartitionForgetsItsUnsentUpdates() {
+        Coalescer c = new Coalescer(BucketSink::decode);
+        c.add(record("t", 0, 1, doc("a", "x", 1)));
+        c.add(record("t", 1, 1, doc("b", "y", 1)));
+        c.drop(List.of(new TopicPartition("t", 0)));
+        Coalescer.Window w = c.drain();
+        assertThat(w.writes()).extracting(b -> b.partition.partition()).containsExactly(1);
+        assertThat(w.segments()).hasSize(1);
+    }
+}

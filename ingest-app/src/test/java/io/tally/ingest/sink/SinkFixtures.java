@@ -1,0 +1,25 @@
+package io.tally.ingest.sink;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tally.model.BucketDocument;
+import java.math.BigDecimal;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+final class SinkFixtures {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private SinkFixtures() {}
+
+    static BucketDocument doc(String entity, String id, long ver) {
+        return new BucketDocument("d|" + entity, id, "spend", "hour", "2026-11-21T00:00:00Z", BigDecimal.valueOf(ver),
+                ver, BigDecimal.ONE, BigDecimal.valueOf(ver), ver, 3600, "2026-11-21T00:00:00Z");
+    }
+
+    static ConsumerRecord<String, byte[]> record(String topic, int partition, long offset, BucketDocument d) {
+        try {
+            return new ConsumerRecord<>(topic, partition, offset, d.pk() + "|" + d.id(), JSON.writeValueAsBytes(d));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

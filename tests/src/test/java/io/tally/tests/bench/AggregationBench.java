@@ -1,0 +1,183 @@
+package io.tally.tests.bench;
+
+import io.tally.ingest.rules.GradeRules;
+import io.tally.ingest.topology.TallyTopology;
+import io.tally.ingest.topology.TopologySettings;
+import io.tally.loadgen.Loadgen;
+import io.tally.loadgen.LoadgenSettings;
+import io.tally.schemas.Topics;
+import io.tally.schemas.serde.SchemaRegistryClient;
+import io.tally.testsupport.kafka.TestKafka;
+import io.tally.testsupport.registry.LocalSchemaRegistry;
+import java.lang.management.ManagementFactory;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Produced;
+
+/**
+ * Events/s from {@code transactions} to {@code bucket-updates} with the default rules over a Zipf
+ * workload, against the ceiling of Kafka Streams on the same machine in the same run: a plain
+ * exactly_once_v2 count per key over the same input. Both are timed from RUNNING until their group
+ * has committed every input (and repartition) record.
+ *
+ * <pre>
+ * ./mvnw -q install -DskipTests
+ * ./mvnw -q -pl tests exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.tally.tests.bench.AggregationBench \
+ *     -Dexec.args="500000 docs/benchmarks/aggregation.md"
+ * </pre>
+ * Uses KAFKA_BOOTSTRAP_SERVERS when set (for example the local stack's broker), else an in-process broker.
+ */
+public final class AggregationBench {
+    public static void main(String[] args) throws Exception {
+        int events = args.length > 0 ? Integer.parseInt(args[0]) : 300_000;
+        Path out = args.length > 1 ? Path.of(args[1]) : null;
+        TestKafka kafka = TestKafka.get();
+        String registry = LocalSchemaRegistry.get().url();
+        String prefix = "bench-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        Topics.Names topics = Topics.Names.withPrefix(prefix);
+        kafka.createTopics(Topics.specs(topics).stream().map(s -> TestKafka.topic(s.name(), s.partitions(), s.configs())).toList());
+        kafka.createTopics(List.of(TestKafka.topic(prefix + "counts", 6, Map.of())));
+
+        System.err.printf("producing %,d events (Zipf over 100,000 customers, default rules)...%n", events);
+        Loadgen.Summary produced = Loadgen.run(LoadgenSettings.load(new String[] {
+                "--kafka.bootstrap.servers=" + kafka.bootstrapServers(), "--schema.registry.url=" + registry,
+                "--loadgen.topic=" + topics.transactions(), "--loadgen.events=" + events, "--loadgen.rate=0",
+                "--loadgen.customers=100000", "--loadgen.ground-truth-file=none"}, Map.of()));
+        if (produced.failed() > 0) throw new IllegalStateException(produced.failed() + " events not acknowledged");
+
+        List<String> rows = new ArrayList<>();
+        Result ceiling = run("count-per-key", kafka, countPerKey(topics, prefix + "counts"), prefix + "ceiling", 6, List.of(prefix + "counts"));
+        // 6 input + 6 repartition partitions: both sub-topologies must have caught up.
+        Result tally = run("tally", kafka, tallyTopology(topics, registry), prefix + "tally", 12, List.of(topics.bucketUpdates()));
+        rows.add(ceiling.row(events));
+        rows.add(tally.row(events));
+        double ratio = (events / tally.seconds()) / (events / ceiling.seconds());
+        long updates = tally.outputRecords();
+        String report = String.format(Locale.ROOT, """
+                ## Aggregation: transactions -> bucket-updates (%s)
+
+                Machine: %d cores, %d MiB max heap, Java %s, broker %s. Command: see `AggregationBench` javadoc.
+                Input: %,d events from loadgen (Zipf over 100,000 customers, default fractions of duplicates and bad records).
+
+                | topology | seconds | events/s | output records | output per input event |
+                |---|---|---|---|---|
+                %s
+
+                Tally / ceiling throughput: **%.2f** (aim: at least 0.33). Bucket updates emitted per input event: %.2f
+                (the default rules fan an event out to 6 buckets; the record cache merges updates of a bucket within a
+                commit interval).
+                """, Instant.now(), Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
+                System.getProperty("java.version"), kafka.origin(), events, String.join("\n", rows), ratio, (double) updates / events);
+        System.out.println(report);
+        if (out != null) {
+            Files.createDirectories(out.toAbsolutePath().getParent());
+            Files.writeString(out, report);
+        }
+        System.exit(0);
+    }
+
+    private static Topology tallyTopology(Topics.Names topics, String registry) {
+        StreamsBuilder b = new StreamsBuilder();
+        TallyTopology.build(b, topics, new TopologySettings(Duration.ofDays(7), Duration.ofMinutes(5), Duration.ofDays(35),
+                new BigDecimal("1000000000")), GradeRules.load(GradeRules.BUILTIN_DEFAULT),
+                TallyTopology.eventDeserializer(new SchemaRegistryClient(registry)));
+        return b.build();
+    }
+
+    private static Topology countPerKey(Topics.Names topics, String output) {
+        StreamsBuilder b = new StreamsBuilder();
+        b.stream(topics.transactions(), Consumed.with(Serdes.String(), Serdes.ByteArray()))
+                .groupByKey().count().toStream().to(output, Produced.with(Serdes.String(), Serdes.Long()));
+        return b.build();
+    }
+
+    record Result(String name, double seconds, long outputRecords) {
+        String row(int events) {
+            return String.format(Locale.ROOT, "| %s | %.1f | %,.0f | %,d | %.2f |", name, seconds, events / seconds, outputRecords,
+                    (double) outputRecords / events);
+        }
+    }
+
+    private static Result run(String name, TestKafka kafka, Topology topology, String appId, int inputPartitions,
+                              List<String> outputs) throws Exception {
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000); // ingest-app's default
+        p.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("bench-state").toString());
+        CountDownLatch running = new CountDownLatch(1);
+        try (KafkaStreams streams = new KafkaStreams(topology, p); Admin admin = kafka.admin()) {
+            streams.setStateListener((now, before) -> { if (now == KafkaStreams.State.RUNNING) running.countDown(); });
+            streams.start();
+            if (!running.await(120, TimeUnit.SECONDS)) throw new IllegalStateException(name + " did not reach RUNNING");
+            long t0 = System.nanoTime();
+            long cpu0 = cpuNanos();
+            awaitDrained(admin, appId, inputPartitions);
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            System.err.printf(Locale.ROOT, "%s: %.1f s, process CPU %.0f%%%n", name, seconds, 100.0 * (cpuNanos() - cpu0) / (seconds * 1e9));
+            long output = 0;
+            for (String t : outputs) output += countRecords(kafka, t);
+            streams.close(Duration.ofSeconds(30));
+            return new Result(name, seconds, output);
+        }
+    }
+
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    private static void awaitDrained(Admin admin, String group, int inputPartitions) throws Exception {
+        while (true) {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            Map<TopicPartition, OffsetSpec> req = new HashMap<>();
+            committed.keySet().forEach(tp -> req.put(tp, OffsetSpec.latest()));
+            boolean done = committed.size() >= inputPartitions;
+            if (done) {
+                var ends = admin.listOffsets(req).all().get();
+                for (var e : committed.entrySet()) {
+                    if (e.getValue() == null || e.getValue().offset() < ends.get(e.getKey()).offset()) done = false;
+                }
+            }
+            if (done) return;
+            Thread.sleep(100);
+        }
+    }
+
+    /** Committed records of a topic (end offsets would also count transaction markers). */
+    private static long countRecords(TestKafka kafka, String topic) {
+        try (var c = new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(Map.of(
+                "bootstrap.servers", kafka.bootstrapServers(), "isolation.level", "read_committed", "max.poll.records", 10_000),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer(), new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            List<TopicPartition> parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = c.endOffsets(parts);
+            long n = 0;
+            while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) n += c.poll(Duration.ofMillis(500)).count();
+            return n;
+        }
+    }
+}

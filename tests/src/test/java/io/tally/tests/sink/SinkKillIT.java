@@ -1,0 +1,139 @@
+package io.tally.tests.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tally.ingest.app.IngestMain;
+import io.tally.testsupport.LocalStackExtension;
+import io.tally.testsupport.cosmos.LocalCosmos;
+import io.tally.testsupport.kafka.TestKafka;
+import java.io.File;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * SIGKILL of a sink JVM while it writes, then a restart: every bucket ends at the newest version, and
+ * no stored version ever goes backwards although the restarted sink replays everything after the last
+ * commit (older versions of buckets that were already written with newer ones).
+ */
+@ExtendWith(LocalStackExtension.class)
+class SinkKillIT {
+    private static final Logger log = LoggerFactory.getLogger(SinkKillIT.class);
+
+    @Test
+    void aKilledSinkRestartsWithEveryBucketCorrectAndNoStaleVersionWinning(TestKafka kafka, LocalCosmos cosmos) throws Exception {
+        int buckets = 300;
+        int rounds = 30;
+        try (SinkRun run = new SinkRun(kafka, cosmos, "kill")) {
+            // Commits far apart, small windows, little concurrency: the kill lands mid-batch and the restart replays a lot.
+            List<String> flags = run.sinkFlags("--sink.commit-interval.ms=3000", "--sink.window.max-records=300",
+                    "--sink.max-in-flight-documents=600", "--sink.flush-window.ms=50", "--sink.concurrency.initial=1",
+                    "--sink.concurrency.max=2", "--sink.bulk.chunk-size=100");
+            run.produce(buckets, 1, 1);
+
+            AtomicBoolean checking = new AtomicBoolean(true);
+            List<String> regressions = new CopyOnWriteArrayList<>();
+            Thread checker = new Thread(() -> watchVersions(run, checking, regressions), "version-watch");
+            checker.start();
+            Process first = startSink(flags, "first");
+            Process second = null;
+            try {
+                awaitStored(run, 1, Duration.ofSeconds(30));
+                // Keep producing while the sink writes; kill it half way.
+                for (int r = 2; r <= rounds; r++) {
+                    run.produce(buckets, r, r);
+                    if (r == rounds / 2) {
+                        first.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                        log.info("killed the sink JVM (pid {}) after round {}", first.pid(), r);
+                    }
+                    Thread.sleep(100);
+                }
+                int metricsPort;
+                try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+                    metricsPort = free.getLocalPort();
+                }
+                List<String> secondFlags = new ArrayList<>(flags);
+                secondFlags.add("--sink.metrics.port=" + metricsPort);
+                // The restart catches up at full speed: default windows and concurrency.
+                secondFlags.addAll(List.of("--sink.window.max-records=10000", "--sink.max-in-flight-documents=20000",
+                        "--sink.concurrency.initial=4", "--sink.concurrency.max=32", "--sink.bulk.chunk-size=1000"));
+                second = startSink(secondFlags, "second");
+                run.awaitAllCorrect(Duration.ofSeconds(50));
+                double stale = staleWrites(metricsPort);
+                log.info("the restarted sink had {} stale writes refused by the ver condition", (long) stale);
+                assertThat(stale).as("the restart replayed versions older than the stored ones, and they were refused").isPositive();
+            } finally {
+                checking.set(false);
+                checker.join(5000);
+                if (first.isAlive()) first.destroyForcibly();
+                if (second != null) {
+                    second.destroy(); // SIGTERM: the shutdown hook closes the sink
+                    if (!second.waitFor(15, TimeUnit.SECONDS)) second.destroyForcibly();
+                }
+            }
+            assertThat(regressions).as("a stored version went backwards").isEmpty();
+        }
+    }
+
+    private static Process startSink(List<String> flags, String name) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-XX:+UseParallelGC", "-cp", System.getProperty("java.class.path")));
+        for (String p : List.of("javax.net.ssl.trustStore", "javax.net.ssl.trustStorePassword", "javax.net.ssl.trustStoreType")) {
+            if (System.getProperty(p) != null) cmd.add("-D" + p + "=" + System.getProperty(p));
+        }
+        cmd.add(IngestMain.class.getName());
+        cmd.addAll(flags);
+        File logFile = new File("target/sink-kill-" + name + ".log");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(logFile).start();
+        log.info("started sink JVM {} (pid {}), log {}", name, p.pid(), logFile.getAbsolutePath());
+        return p;
+    }
+
+    /** tally_sink_documents_written_total{outcome="stale"} of the sink JVM's Prometheus endpoint. */
+    private static double staleWrites(int port) throws Exception {
+        String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        return body.lines().filter(l -> l.startsWith("tally_sink_documents_written_total") && l.contains("outcome=\"stale\""))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
+    private static void awaitStored(SinkRun run, int atLeast, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (run.stored().size() < atLeast) {
+            if (System.nanoTime() > deadline) throw new AssertionError("the sink wrote nothing within " + timeout);
+            Thread.sleep(200);
+        }
+    }
+
+    /** Samples every stored version and records any that is lower than one seen before. */
+    private static void watchVersions(SinkRun run, AtomicBoolean checking, List<String> regressions) {
+        Map<String, Long> seen = new HashMap<>();
+        while (checking.get()) {
+            try {
+                for (Map.Entry<String, JsonNode> e : run.stored().entrySet()) {
+                    long ver = e.getValue().get("ver").asLong();
+                    Long before = seen.put(e.getKey(), ver);
+                    if (before != null && ver < before) regressions.add(e.getKey() + ": " + before + " -> " + ver);
+                }
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                // a query that failed is no observation
+            }
+        }
+    }
+}
