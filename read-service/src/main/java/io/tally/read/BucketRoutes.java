@@ -1,14 +1,22 @@
 package io.tally.read;
 
-import com.azure.cosmos.CosmosAsyncContainer;
 import com.azure.cosmos.CosmosException;
-import com.azure.cosmos.models.PartitionKey;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import io.tally.model.BucketDocument;
-import java.net.URLDecoder;
+import io.tally.model.TimeUnit;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
@@ -16,49 +24,218 @@ import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.http.server.HttpServerRoutes;
 
 /**
- * The HTTP routes. All non-blocking: Cosmos calls return Monos that reactor-netty subscribes to on
- * its event loop.
+ * The HTTP routes. Non-blocking end to end: each handler validates on the event loop (pure CPU), then
+ * returns the Cosmos Mono; results are mapped and serialized on the thread that delivers them and written
+ * back through Netty, which hops to the channel's event loop itself. Nothing here blocks or sleeps.
+ * Every /v1 request is bounded by {@code read.request-timeout.ms} (default 1 s; 504 beyond it).
+ *
+ * <p>{pk} and {id} are URL-encoded path segments ({@code demo-shop%7Ccust-1}). Errors are RFC 9457
+ * problem documents ({@code application/problem+json}); see {@link Problem} for the status of each failure.
  *
  * <ul>
- *   <li>{@code GET /v1/buckets/{pk}/{id}}: one bucket by point read (pk and id URL-encoded);
- *       200 with the document, 404 when absent.</li>
- *   <li>{@code GET /health/live}: 200 while the process runs.</li>
+ *   <li>{@code GET /v1/buckets/{pk}/{id}} — one bucket by point read: 200 document, 400, 404.</li>
+ *   <li>{@code GET /v1/buckets/{pk}?grade&unit&from[&to][&qualifier][&limit][&continuation]} — the buckets of one
+ *       grade and unit whose start lies in [from, to), oldest first, one ordered in-partition query; pages of
+ *       {@code limit} (default and maximum read.max-range-buckets) with an opaque {@code continuation}: 200, 400.</li>
+ *   <li>{@code GET /v1/rollups/{pk}?grade&unit&(last=N | from[&to])[&qualifier]} — sum, count, min and max over the
+ *       last N units (the current one included) or a time range: 200 (zeros when nothing was recorded), 400.</li>
+ *   <li>{@code GET /v1/features/{pk}[?at]} — the current bucket of every grade and unit of the entity (qualifier grades
+ *       included), one in-partition query: 200, 400.</li>
+ *   <li>{@code GET /health/live} (200 while the process runs), {@code GET /health/ready} (200 when Cosmos answers a
+ *       probe read within read.ready.timeout.ms, else 503), {@code GET /metrics} (Prometheus),
+ *       {@code GET /openapi.json}, {@code GET /openapi.yaml}.</li>
  * </ul>
+ * All /v1 routes may answer 401 (API key on), 503 with Retry-After (Cosmos throttling or unavailable, or more than
+ * read.max-in-flight-requests requests in flight) and 504.
  */
 final class BucketRoutes {
+    static final String JSON_TYPE = "application/json";
+    static final String PROBLEM_TYPE = "application/problem+json";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final CosmosAsyncContainer container;
+    private final BucketStore store;
+    private final Requests requests;
+    private final Grades grades;
+    private final ApiKeyAuth auth;
+    private final ReadMetrics metrics;
+    private final ReadSettings.Api limits;
+    private final Duration readyTimeout;
+    private final OpenApi openApi;
+    /** /v1 requests between admission and their answer; bounded by read.max-in-flight-requests. */
+    private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
 
-    BucketRoutes(CosmosAsyncContainer container) {
-        this.container = container;
+    BucketRoutes(BucketStore store, Requests requests, Grades grades, ApiKeyAuth auth, ReadMetrics metrics,
+                 ReadSettings.Api limits, Duration readyTimeout, OpenApi openApi) {
+        this.store = store;
+        this.requests = requests;
+        this.grades = grades;
+        this.auth = auth;
+        this.metrics = metrics;
+        this.limits = limits;
+        this.readyTimeout = readyTimeout;
+        this.openApi = openApi;
     }
 
     void register(HttpServerRoutes routes) {
-        routes.get("/v1/buckets/{pk}/{id}", this::pointRead)
-              .get("/health/live", (req, res) -> json(res, HttpResponseStatus.OK, JSON.createObjectNode().put("status", "UP")));
+        routes.get("/v1/buckets/{pk}/{id}", api("point-read", this::pointRead))
+              .get("/v1/buckets/{pk}", api("range", this::range))
+              .get("/v1/rollups/{pk}", api("rollup", this::rollup))
+              .get("/v1/features/{pk}", api("features", this::features))
+              .get("/health/live", open("live", req -> Mono.just(Answer.json(200, JSON.createObjectNode().put("status", "UP")))))
+              .get("/health/ready", open("ready", req -> ready()))
+              .get("/metrics", open("metrics", req -> Mono.fromCallable(() -> new Answer(200, metrics.contentType(),
+                      metrics.scrape().getBytes(StandardCharsets.UTF_8), Map.of()))))
+              .get("/openapi.json", open("openapi", req -> Mono.just(new Answer(200, JSON_TYPE, openApi.json(), Map.of()))))
+              .get("/openapi.yaml", open("openapi", req -> Mono.just(new Answer(200, "application/yaml", openApi.yaml(), Map.of()))))
+              .route(req -> true, open("unknown", req -> Mono.just(Answer.problem(Problem.notFound("No such route.")))));
     }
 
-    private Publisher<Void> pointRead(HttpServerRequest req, HttpServerResponse res) {
-        String pk = URLDecoder.decode(req.param("pk"), StandardCharsets.UTF_8);
-        String id = URLDecoder.decode(req.param("id"), StandardCharsets.UTF_8);
-        return container.readItem(id, new PartitionKey(pk), BucketDocument.class)
-                .flatMap(r -> json(res, HttpResponseStatus.OK, JSON.valueToTree(r.getItem())).then())
-                .onErrorResume(CosmosException.class, e -> e.getStatusCode() == 404
-                        ? problem(res, HttpResponseStatus.NOT_FOUND, "Bucket not found", "No bucket " + id + " in partition " + pk)
-                        : problem(res, HttpResponseStatus.BAD_GATEWAY, "Cosmos error", "Cosmos answered " + e.getStatusCode()));
+    // --- handlers: validate, then one Cosmos call, then shape the answer ---
+
+    private Mono<Answer> pointRead(HttpServerRequest req) {
+        Requests.Point p = requests.point(req.param("pk"), req.param("id"));
+        return timed("read", store.read(p.pk(), p.id()))
+                .map(doc -> doc.map(d -> Answer.json(200, d))
+                        .orElseGet(() -> Answer.problem(Problem.notFound("No bucket with this id in this partition."))));
     }
 
-    private static Mono<Void> json(HttpServerResponse res, HttpResponseStatus status, Object body) {
-        return res.status(status).header("Content-Type", "application/json")
-                .sendString(Mono.fromCallable(() -> JSON.writeValueAsString(body))).then();
+    private Mono<Answer> range(HttpServerRequest req) {
+        Requests.RangePage p = requests.rangePage(req.param("pk"), new QueryStringDecoder(req.uri()));
+        Requests.Range r = p.range();
+        return timed("range", store.rangePage(r, p.limit(), p.continuation()))
+                .map(page -> {
+                    ObjectNode body = rangeHeader(r);
+                    ArrayNode items = body.putArray("buckets");
+                    page.items().forEach(d -> items.add(JSON.valueToTree(d)));
+                    page.continuation().ifPresent(c -> body.put("continuation", Requests.token(r, c)));
+                    return Answer.json(200, body);
+                });
     }
 
-    /** RFC 9457 problem details. */
-    private static Mono<Void> problem(HttpServerResponse res, HttpResponseStatus status, String title, String detail) {
-        ObjectNode body = JSON.createObjectNode().put("type", "about:blank").put("title", title)
-                .put("status", status.code()).put("detail", detail);
-        return res.status(status).header("Content-Type", "application/problem+json")
-                .sendString(Mono.just(body.toString())).then();
+    private Mono<Answer> rollup(HttpServerRequest req) {
+        Requests.Range r = requests.rollup(req.param("pk"), new QueryStringDecoder(req.uri()));
+        return timed("rollup", store.range(r)).map(docs -> Answer.json(200, rollupBody(r, docs)));
+    }
+
+    private Mono<Answer> features(HttpServerRequest req) {
+        Requests.Features f = requests.features(req.param("pk"), new QueryStringDecoder(req.uri()));
+        Map<TimeUnit, String> starts = new EnumMap<>(TimeUnit.class);
+        grades.units().forEach(u -> starts.put(u, u.bucketStart(u.bucketIndex(f.at())).toString()));
+        int max = limits.maxFeatureBuckets();
+        return timed("features", store.current(f.pk(), starts, max)).map(docs -> {
+            ObjectNode body = JSON.createObjectNode().put("pk", f.pk()).put("at", f.at().toString());
+            Map<String, Map<String, BucketDocument>> byGrade = new TreeMap<>();
+            docs.stream().limit(max).forEach(d -> byGrade.computeIfAbsent(d.grade(), g -> new LinkedHashMap<>()).put(d.unit(), d));
+            ObjectNode out = body.putObject("grades");
+            byGrade.forEach((grade, units) -> {
+                ObjectNode g = out.putObject(grade);
+                units.forEach((unit, d) -> g.set(unit, JSON.valueToTree(d)));
+            });
+            body.put("truncated", docs.size() > max);
+            return Answer.json(200, body);
+        });
+    }
+
+    private Mono<Answer> ready() {
+        return store.probe().timeout(readyTimeout)
+                .thenReturn(Answer.json(200, health("UP")))
+                .onErrorResume(e -> Mono.just(Answer.json(503, health("DOWN"))));
+    }
+
+    private static ObjectNode health(String cosmos) {
+        ObjectNode b = JSON.createObjectNode().put("status", cosmos);
+        b.putObject("checks").put("cosmos", cosmos);
+        return b;
+    }
+
+    static ObjectNode rollupBody(Requests.Range r, List<BucketDocument> docs) {
+        BigDecimal sum = BigDecimal.ZERO;
+        long count = 0;
+        BigDecimal min = null;
+        BigDecimal max = null;
+        for (BucketDocument d : docs) { // decimal arithmetic: money must not pass through doubles
+            if (d.sum() != null) sum = sum.add(d.sum());
+            count += d.count();
+            if (d.min() != null && (min == null || d.min().compareTo(min) < 0)) min = d.min();
+            if (d.max() != null && (max == null || d.max().compareTo(max) > 0)) max = d.max();
+        }
+        ObjectNode body = rangeHeader(r);
+        body.put("units", r.buckets()).put("bucketsFound", docs.size()).put("sum", sum).put("count", count);
+        if (min == null) body.putNull("min"); else body.put("min", min);
+        if (max == null) body.putNull("max"); else body.put("max", max);
+        return body;
+    }
+
+    private static ObjectNode rangeHeader(Requests.Range r) {
+        return JSON.createObjectNode().put("pk", r.pk()).put("grade", r.gradeId()).put("unit", r.unit().code())
+                .put("from", r.fromIso()).put("to", r.toIso());
+    }
+
+    /** Times the Cosmos call for the overhead metric: status is 200, or the Cosmos status code of a failure. */
+    private <T> Mono<T> timed(String operation, Mono<T> call) {
+        return Mono.defer(() -> {
+            long start = System.nanoTime();
+            return call.doOnSuccess(v -> metrics.cosmos(operation, 200, System.nanoTime() - start))
+                    .doOnError(e -> metrics.cosmos(operation,
+                            e instanceof CosmosException ce ? ce.getStatusCode() : 0, System.nanoTime() - start));
+        });
+    }
+
+    // --- plumbing: auth, timeout, error mapping, metrics, writing ---
+
+    /** A /v1 route: API key (when on), request timeout, problem mapping, metrics. */
+    private Handler api(String endpoint, Function<HttpServerRequest, Mono<Answer>> handler) {
+        return (req, res) -> {
+            long start = System.nanoTime();
+            if (!auth.allows(req)) return write(endpoint, Mono.just(Answer.problem(Problem.unauthorized())), res, start);
+            if (inFlight.incrementAndGet() > limits.maxInFlight()) { // shed load rather than queue it
+                inFlight.decrementAndGet();
+                return write(endpoint, Mono.just(Answer.problem(Problem.overloaded())), res, start);
+            }
+            Mono<Answer> answer = Mono.defer(() -> handler.apply(req)).timeout(limits.requestTimeout())
+                    .onErrorResume(t -> Mono.just(Answer.problem(Problem.from(t, endpoint))))
+                    .doFinally(s -> inFlight.decrementAndGet());
+            return write(endpoint, answer, res, start);
+        };
+    }
+
+    /** An unauthenticated route (health, metrics, OpenAPI). */
+    private Handler open(String endpoint, Function<HttpServerRequest, Mono<Answer>> handler) {
+        return (req, res) -> write(endpoint, Mono.defer(() -> handler.apply(req))
+                .onErrorResume(t -> Mono.just(Answer.problem(Problem.from(t, endpoint)))), res, System.nanoTime());
+    }
+
+    private Mono<Void> write(String endpoint, Mono<Answer> answer, HttpServerResponse res, long start) {
+        int[] status = {499}; // client went away before an answer
+        return answer.flatMap(a -> {
+            status[0] = a.status();
+            res.status(a.status()).header("Content-Type", a.contentType());
+            a.headers().forEach(res::header);
+            return res.sendByteArray(Mono.just(a.body())).then();
+        }).doFinally(s -> metrics.request(endpoint, status[0], System.nanoTime() - start));
+    }
+
+    interface Handler extends java.util.function.BiFunction<HttpServerRequest, HttpServerResponse, Publisher<Void>> {}
+
+    /** A complete answer: serialized before any byte is written, so a failure can still become a problem. */
+    record Answer(int status, String contentType, byte[] body, Map<String, String> headers) {
+        static Answer json(int status, Object body) {
+            try {
+                return new Answer(status, JSON_TYPE, JSON.writeValueAsBytes(body), Map.of());
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException("cannot serialize an answer", e);
+            }
+        }
+
+        static Answer problem(Problem p) {
+            Map<String, String> headers = p.retryAfterSeconds.isPresent()
+                    ? Map.of("Retry-After", Long.toString(p.retryAfterSeconds.getAsLong()))
+                    : p.status == 401 ? Map.of("WWW-Authenticate", "ApiKey header=\"" + ApiKeyAuth.HEADER + "\"") : Map.of();
+            try {
+                return new Answer(p.status, PROBLEM_TYPE, JSON.writeValueAsBytes(p.body(null)), headers);
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException("cannot serialize a problem", e);
+            }
+        }
     }
 }

@@ -3,12 +3,19 @@ package io.tally.read;
 import com.azure.cosmos.CosmosAsyncClient;
 import io.tally.config.ConfigException;
 import io.tally.cosmos.CosmosClients;
+import java.time.Clock;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Hooks;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 
-/** Starts the read API and keeps it up until the process is stopped. */
+/**
+ * Starts the read API and keeps it up until the process is stopped. Only wires: settings, grades,
+ * Cosmos client (warmed up before the port opens), routes, metrics, HTTP server. The blocking calls
+ * here (container creation, warm-up, {@code bindNow}) run on the starting thread, never an event loop.
+ */
 public final class ReadMain implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ReadMain.class);
 
@@ -29,6 +36,9 @@ public final class ReadMain implements AutoCloseable {
             System.exit(2);
             return;
         }
+        // A Cosmos call cancelled by the request timeout may still fail inside the SDK afterwards; Reactor would log
+        // that at ERROR with the full diagnostics. The request was already answered (504): keep it at DEBUG.
+        Hooks.onErrorDropped(e -> log.debug("error after cancellation: {}", e.getClass().getSimpleName()));
         ReadMain app = new ReadMain(settings);
         Runtime.getRuntime().addShutdownHook(new Thread(app::close, "read-shutdown"));
         app.start();
@@ -36,13 +46,32 @@ public final class ReadMain implements AutoCloseable {
     }
 
     public ReadMain start() {
-        cosmos = CosmosClients.build(settings.cosmos());
-        BucketRoutes routes = new BucketRoutes(CosmosClients.container(cosmos, settings.cosmos()));
+        Grades grades = Grades.load(settings.rulesFile());
+        cosmos = ReadCosmos.build(settings.cosmos(), settings.reads());
+        var container = CosmosClients.container(cosmos, settings.cosmos());
+        CosmosClients.warmUp(container, settings.cosmos()); // cosmos.warm-up: connections and caches, as ingest-app does
+        BucketStore store = new BucketStore(container);
+        ReadCosmos.warmUp(store, settings.reads());
+        ApiKeyAuth auth = new ApiKeyAuth(settings.auth());
+        BucketRoutes routes = new BucketRoutes(store, new Requests(settings.api(), grades, Clock.systemUTC()), grades, auth,
+                new ReadMetrics(), settings.api(), settings.reads().readyTimeout(), OpenApi.load());
         server = HttpServer.create().host(settings.host()).port(settings.port())
+                // Room for a continuation token (up to 4 KB) plus the other parameters in the request line.
+                .httpRequestDecoder(spec -> spec.maxInitialLineLength(16 * 1024))
+                .idleTimeout(Duration.ofSeconds(120))
                 .route(routes::register)
                 .bindNow();
-        log.info("read-service listening on http://{}:{}", settings.host(), server.port());
+        log.info("read-service listening on http://{}:{} (grades {}, API keys {}, {})", settings.host(), server.port(),
+                grades.all().stream().map(Grades.Grade::name).toList(), auth.enabled() ? "required" : "off", settings.cosmos());
         return this;
+    }
+
+    /**
+     * A new Cosmos client configured exactly as the service's own (pool, end-to-end policy, retries, diagnostics);
+     * the caller closes it. For measuring the raw SDK call next to the API (ReadServiceBench).
+     */
+    public static CosmosAsyncClient cosmosClient(ReadSettings settings) {
+        return ReadCosmos.build(settings.cosmos(), settings.reads());
     }
 
     public int port() {

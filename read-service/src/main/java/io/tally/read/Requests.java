@@ -1,0 +1,273 @@
+package io.tally.read;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.tally.model.TimeUnit;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Parses and validates the input of every route into typed requests; every problem is a
+ * {@link Problem#badRequest} naming the parameter (never echoing long input back). Pure and
+ * thread-safe: no I/O, time from the given clock.
+ */
+final class Requests {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern CONTROL = Pattern.compile("\\p{Cntrl}");
+    /** Characters Cosmos does not accept in ids. */
+    private static final Pattern BAD_ID_CHARS = Pattern.compile("[/\\\\?#]");
+    private static final int MAX_TOKEN_LENGTH = 4096;
+
+    private final ReadSettings.Api limits;
+    private final Grades grades;
+    private final Clock clock;
+
+    Requests(ReadSettings.Api limits, Grades grades, Clock clock) {
+        this.limits = limits;
+        this.grades = grades;
+        this.clock = clock;
+    }
+
+    /** {@code GET /v1/buckets/{pk}/{id}}. */
+    record Point(String pk, String id) {}
+
+    /**
+     * The buckets of one grade id and unit whose start lies in [{@code first}, {@code end}) (bucket
+     * indexes), as ISO strings as stored in the documents' {@code bucket} field.
+     */
+    record Range(String pk, Grades.Grade grade, String gradeId, TimeUnit unit, long first, long end) {
+        String fromIso() { return unit.bucketStart(first).toString(); }
+        String toIso() { return unit.bucketStart(end).toString(); }
+        long buckets() { return end - first; }
+    }
+
+    /** A range query page: the range, the page size and the Cosmos continuation to resume from. */
+    record RangePage(Range range, int limit, Optional<String> continuation) {}
+
+    /** The current bucket of every grade and unit of one entity, at {@code at}. */
+    record Features(String pk, Instant at) {}
+
+    Point point(String rawPk, String rawId) {
+        String pk = partitionKey(rawPk);
+        String id = decode("id", rawId);
+        checkKey("id", id);
+        if (BAD_ID_CHARS.matcher(id).find()) throw Problem.badRequest("id must not contain / \\ ? or #");
+        int last = id.lastIndexOf('|');
+        int mid = last > 0 ? id.lastIndexOf('|', last - 1) : -1;
+        if (mid <= 0) throw Problem.badRequest("id must look like {grade}|{unit}|{bucketIndex}");
+        unit(id.substring(mid + 1, last));
+        try {
+            Long.parseLong(id.substring(last + 1));
+        } catch (NumberFormatException e) {
+            throw Problem.badRequest("id must end in a whole bucket index");
+        }
+        return new Point(pk, id);
+    }
+
+    /** {@code GET /v1/buckets/{pk}?grade&unit&from&to[&qualifier][&limit][&continuation]}. */
+    RangePage rangePage(String rawPk, QueryStringDecoder query) {
+        Map<String, List<String>> p = query.parameters();
+        allowOnly(p, Set.of("grade", "qualifier", "unit", "from", "to", "limit", "continuation"));
+        Range range = range(rawPk, p, false);
+        int limit = optional(p, "limit").map(v -> intIn("limit", v, 1, limits.maxRangeBuckets())).orElse(limits.maxRangeBuckets());
+        Optional<String> continuation = optional(p, "continuation").map(t -> continuation(t, range));
+        return new RangePage(range, limit, continuation);
+    }
+
+    /** {@code GET /v1/rollups/{pk}?grade&unit&(last | from[&to])[&qualifier]}. */
+    Range rollup(String rawPk, QueryStringDecoder query) {
+        Map<String, List<String>> p = query.parameters();
+        allowOnly(p, Set.of("grade", "qualifier", "unit", "from", "to", "last"));
+        return range(rawPk, p, true);
+    }
+
+    /** {@code GET /v1/features/{pk}[?at]}. */
+    Features features(String rawPk, QueryStringDecoder query) {
+        Map<String, List<String>> p = query.parameters();
+        allowOnly(p, Set.of("at"));
+        String pk = partitionKey(rawPk);
+        Instant at = optional(p, "at").map(v -> instant("at", v)).orElseGet(clock::instant);
+        return new Features(pk, at);
+    }
+
+    private Range range(String rawPk, Map<String, List<String>> p, boolean allowLast) {
+        String pk = partitionKey(rawPk);
+        String gradeParam = required(p, "grade");
+        checkKey("grade", gradeParam);
+        Optional<String> qualifier = optional(p, "qualifier");
+        int colon = gradeParam.indexOf(':');
+        if (colon >= 0) { // grade given as its id, name:qualifier
+            if (qualifier.isPresent()) throw Problem.badRequest("give the qualifier either in grade (name:value) or as qualifier, not both");
+            qualifier = Optional.of(gradeParam.substring(colon + 1));
+            gradeParam = gradeParam.substring(0, colon);
+        }
+        String name = gradeParam;
+        Grades.Grade grade = grades.find(name).orElseThrow(() -> Problem.badRequest("unknown grade '" + shorten(name) + "'"));
+        if (grade.qualified() && qualifier.isEmpty()) {
+            throw Problem.badRequest("grade " + name + " is kept per qualifier value: add qualifier=<value> (e.g. a SKU)");
+        }
+        if (!grade.qualified() && qualifier.isPresent()) throw Problem.badRequest("grade " + name + " has no qualifier");
+        qualifier.ifPresent(q -> {
+            checkKey("qualifier", q);
+            if (q.isEmpty() || q.indexOf('|') >= 0 || BAD_ID_CHARS.matcher(q).find()) {
+                throw Problem.badRequest("qualifier must be non-empty and must not contain | / \\ ? or #");
+            }
+        });
+        TimeUnit unit = unit(required(p, "unit"));
+        if (!grade.units().contains(unit)) {
+            throw Problem.badRequest("grade " + name + " is not kept in unit " + unit.code() + " (units: "
+                    + String.join(", ", grade.units().stream().map(TimeUnit::code).toList()) + ")");
+        }
+
+        long first;
+        long end;
+        Optional<String> last = allowLast ? optional(p, "last") : Optional.empty();
+        if (last.isPresent()) {
+            if (p.containsKey("from") || p.containsKey("to")) throw Problem.badRequest("give either last or from/to, not both");
+            int n = intIn("last", last.get(), 1, limits.maxRangeBuckets());
+            end = unit.bucketIndex(clock.instant()) + 1; // the current, still open bucket counts
+            first = end - n;
+        } else {
+            if (!p.containsKey("from")) {
+                throw Problem.badRequest(allowLast ? "give last=<units> or from=<ISO-8601 instant>" : "from is required (ISO-8601 instant)");
+            }
+            Instant from = instant("from", required(p, "from"));
+            Instant to = optional(p, "to").map(v -> instant("to", v)).orElseGet(clock::instant);
+            if (!from.isBefore(to)) throw Problem.badRequest("from must be before to");
+            first = unit.bucketIndex(from);
+            long toIndex = unit.bucketIndex(to);
+            end = unit.bucketStart(toIndex).equals(to) ? toIndex : toIndex + 1; // to is exclusive
+            if (end - first > limits.maxRangeBuckets()) {
+                throw Problem.badRequest("the range spans " + (end - first) + " " + unit.code() + " buckets; at most "
+                        + limits.maxRangeBuckets() + " are allowed");
+            }
+        }
+        return new Range(pk, grade, grade.id(qualifier.orElse(null)), unit, first, end);
+    }
+
+    // --- pagination tokens: base64url of {"q": fingerprint of the query, "c": Cosmos continuation} ---
+
+    /** The token handed to the client for the next page of {@code range}. */
+    static String token(Range range, String cosmosContinuation) {
+        ObjectNode t = JSON.createObjectNode().put("q", fingerprint(range)).put("c", cosmosContinuation);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(t.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String continuation(String token, Range range) {
+        if (token.length() > MAX_TOKEN_LENGTH) throw Problem.badRequest("continuation is too long");
+        JsonNode t;
+        try {
+            t = JSON.readTree(Base64.getUrlDecoder().decode(token));
+        } catch (Exception e) { // IllegalArgumentException (base64) or IOException (JSON)
+            throw Problem.badRequest("continuation is not a token this API issued");
+        }
+        if (t == null || !t.path("c").isTextual() || !t.path("q").isTextual()) {
+            throw Problem.badRequest("continuation is not a token this API issued");
+        }
+        if (!t.get("q").asText().equals(fingerprint(range))) {
+            throw Problem.badRequest("continuation belongs to a different query (pk, grade, unit, from and to must stay the same)");
+        }
+        return t.get("c").asText();
+    }
+
+    private static String fingerprint(Range r) {
+        String q = r.pk() + '\n' + r.gradeId() + '\n' + r.unit().code() + '\n' + r.first() + '\n' + r.end();
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(q.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d, 0, 12);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // --- single values ---
+
+    private String partitionKey(String raw) {
+        String pk = decode("pk", raw);
+        checkKey("pk", pk);
+        int bar = pk.indexOf('|');
+        if (bar <= 0 || bar == pk.length() - 1) throw Problem.badRequest("pk must look like {domain}|{entityKey}");
+        return pk;
+    }
+
+    private void checkKey(String name, String value) {
+        if (value.length() > limits.maxKeyLength()) {
+            throw Problem.badRequest(name + " is longer than " + limits.maxKeyLength() + " characters");
+        }
+        if (CONTROL.matcher(value).find()) throw Problem.badRequest(name + " must not contain control characters");
+    }
+
+    private static String decode(String name, String raw) {
+        if (raw == null || raw.isEmpty()) throw Problem.badRequest(name + " is required");
+        try {
+            return URLDecoder.decode(raw, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest(name + " is not correctly URL-encoded");
+        }
+    }
+
+    private static TimeUnit unit(String code) {
+        try {
+            return TimeUnit.fromCode(code);
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest("unknown unit '" + shorten(code) + "' (minute, hour, day or month)");
+        }
+    }
+
+    private static Instant instant(String name, String v) {
+        try {
+            return Instant.parse(v);
+        } catch (DateTimeParseException e) {
+            throw Problem.badRequest(name + " must be an ISO-8601 instant such as 2026-11-21T10:00:00Z");
+        }
+    }
+
+    private static int intIn(String name, String v, int min, int max) {
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= min && n <= max) return n;
+        } catch (NumberFormatException e) {
+            // falls through to the same answer as out of range
+        }
+        throw Problem.badRequest(name + " must be a whole number from " + min + " to " + max);
+    }
+
+    private static void allowOnly(Map<String, List<String>> p, Set<String> allowed) {
+        for (Map.Entry<String, List<String>> e : p.entrySet()) {
+            if (!allowed.contains(e.getKey())) {
+                throw Problem.badRequest("unknown parameter '" + shorten(e.getKey()) + "' (allowed: "
+                        + String.join(", ", allowed.stream().sorted().toList()) + ")");
+            }
+            if (e.getValue().size() > 1) throw Problem.badRequest("parameter " + e.getKey() + " is given more than once");
+        }
+    }
+
+    private static String required(Map<String, List<String>> p, String name) {
+        return optional(p, name).orElseThrow(() -> Problem.badRequest(name + " is required"));
+    }
+
+    private static Optional<String> optional(Map<String, List<String>> p, String name) {
+        List<String> v = p.get(name);
+        return v == null || v.isEmpty() ? Optional.empty() : Optional.of(v.get(0));
+    }
+
+    /** Input quoted back in a message is cut short and stripped of control characters. */
+    private static String shorten(String s) {
+        String clean = CONTROL.matcher(s).replaceAll("?");
+        return clean.length() <= 40 ? clean : clean.substring(0, 40) + "...";
+    }
+}

@@ -1,0 +1,115 @@
+package io.tally.read;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.tally.model.TimeUnit;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class RequestsTest {
+    static final Instant NOW = Instant.parse("2026-11-21T10:30:00Z");
+    static final Grades GRADES = Grades.load(Optional.empty());
+    final Requests requests = new Requests(new ReadSettings.Api(Duration.ofSeconds(1), 100, 64, 50, 10), GRADES,
+            Clock.fixed(NOW, ZoneOffset.UTC));
+
+    static QueryStringDecoder q(String query) {
+        return new QueryStringDecoder("/x?" + query);
+    }
+
+    @Test
+    void lastNUnitsEndsWithTheCurrentBucket() {
+        Requests.Range r = requests.rollup("demo%7Cc-1", q("grade=spend-per-customer&unit=hour&last=72"));
+        assertThat(r.pk()).isEqualTo("demo|c-1");
+        assertThat(r.end()).isEqualTo(TimeUnit.HOUR.bucketIndex(NOW) + 1);
+        assertThat(r.buckets()).isEqualTo(72);
+        assertThat(r.toIso()).isEqualTo("2026-11-21T11:00:00Z");
+        assertThat(r.fromIso()).isEqualTo("2026-11-18T11:00:00Z");
+    }
+
+    @Test
+    void fromIsFlooredToItsBucketAndToIsExclusive() {
+        Requests.Range r = requests.rollup("d%7Ce", q("grade=spend-per-customer&unit=hour&from=2026-11-21T08:15:00Z&to=2026-11-21T10:00:00Z"));
+        assertThat(r.fromIso()).isEqualTo("2026-11-21T08:00:00Z");
+        assertThat(r.toIso()).isEqualTo("2026-11-21T10:00:00Z");
+        assertThat(r.buckets()).isEqualTo(2);
+        Requests.Range partial = requests.rollup("d%7Ce", q("grade=spend-per-customer&unit=hour&from=2026-11-21T08:00:00Z&to=2026-11-21T10:00:01Z"));
+        assertThat(partial.buckets()).isEqualTo(3);
+    }
+
+    @Test
+    void toDefaultsToNow() {
+        Requests.Range r = requests.rollup("d%7Ce", q("grade=spend-per-customer&unit=day&from=2026-11-20T00:00:00Z"));
+        assertThat(r.toIso()).isEqualTo("2026-11-22T00:00:00Z");
+    }
+
+    @Test
+    void qualifierGradesBecomeTheirGradeId() {
+        assertThat(requests.rollup("d%7Ce", q("grade=spend-per-customer-sku&qualifier=sku-3&unit=day&last=7")).gradeId())
+                .isEqualTo("spend-per-customer-sku:sku-3");
+        assertThat(requests.rollup("d%7Ce", q("grade=spend-per-customer-sku%3Asku-3&unit=day&last=7")).gradeId())
+                .isEqualTo("spend-per-customer-sku:sku-3");
+    }
+
+    @Test
+    void tokensRoundTripAndAreBoundToTheirQuery() {
+        Requests.RangePage first = requests.rangePage("d%7Ce", q("grade=spend-per-customer&unit=hour&from=2026-11-21T00:00:00Z&limit=5"));
+        String token = Requests.token(first.range(), "{\"cosmos\":\"token\"}");
+        Requests.RangePage next = requests.rangePage("d%7Ce",
+                q("grade=spend-per-customer&unit=hour&from=2026-11-21T00:00:00Z&limit=5&continuation=" + token));
+        assertThat(next.continuation()).hasValue("{\"cosmos\":\"token\"}");
+        assertThatThrownBy(() -> requests.rangePage("d%7Cother",
+                q("grade=spend-per-customer&unit=hour&from=2026-11-21T00:00:00Z&continuation=" + token)))
+                .isInstanceOf(Problem.class).hasMessageContaining("different query");
+        assertThatThrownBy(() -> requests.rangePage("d%7Ce",
+                q("grade=spend-per-customer&unit=hour&from=2026-11-21T00:00:00Z&continuation=" + token.substring(3))))
+                .isInstanceOf(Problem.class).hasMessageContaining("not a token");
+        assertThatThrownBy(() -> requests.rangePage("d%7Ce",
+                q("grade=spend-per-customer&unit=hour&from=2026-11-21T00:00:00Z&continuation=" + "A".repeat(5000))))
+                .isInstanceOf(Problem.class).hasMessageContaining("too long");
+    }
+
+    @Test
+    void pointIdsAreChecked() {
+        assertThat(requests.point("d%7Ce", "spend%7Chour%7C42")).isEqualTo(new Requests.Point("d|e", "spend|hour|42"));
+        assertThat(requests.point("d%7Ce", "g%3Asku%7Cx%7Cday%7C42").id()).isEqualTo("g:sku|x|day|42");
+        assertBad(() -> requests.point("d%7Ce", "spend%7Chour%7C4x2"), "whole bucket index");
+        assertBad(() -> requests.point("d%7Ce", "spend%2Fx%7Chour%7C1"), "must not contain");
+        assertBad(() -> requests.point("d%7Ce", "spend%ZZ"), "URL-encoded");
+        assertBad(() -> requests.point("%7Ce", "spend%7Chour%7C1"), "pk must look like");
+        assertBad(() -> requests.point("d%7C", "spend%7Chour%7C1"), "pk must look like");
+        assertBad(() -> requests.point("d%7C" + "e".repeat(70), "spend%7Chour%7C1"), "longer than 64");
+    }
+
+    @Test
+    void rangeLimits() {
+        assertBad(() -> requests.rollup("d%7Ce", q("grade=spend-per-customer&unit=hour&last=101")), "from 1 to 100");
+        assertBad(() -> requests.rollup("d%7Ce", q("grade=spend-per-customer&unit=hour&last=-1")), "from 1 to 100");
+        assertBad(() -> requests.rollup("d%7Ce", q("grade=spend-per-customer&unit=hour&from=2026-11-01T00:00:00Z")), "at most 100");
+        assertBad(() -> requests.rollup("d%7Ce", q("grade=spend-per-customer&unit=hour&from=2026-11-21T10:00:00Z&to=2026-11-21T10:00:00Z")),
+                "before");
+        assertBad(() -> requests.rollup("d%7Ce", q("grade=spend-per-customer&unit=hour&last=1&last=2")), "more than once");
+        assertBad(() -> requests.features("d%7Ce", q("at=2026-11-21")), "ISO-8601");
+    }
+
+    @Test
+    void messagesDoNotEchoLongInput() {
+        String longGrade = "g".repeat(70);
+        assertThatThrownBy(() -> requests.rollup("d%7Ce", q("grade=" + longGrade + "&unit=hour&last=1")))
+                .isInstanceOf(Problem.class).hasMessageContaining("longer than 64");
+        assertThatThrownBy(() -> requests.rollup("d%7Ce", q("grade=" + "g".repeat(50) + "&unit=hour&last=1")))
+                .isInstanceOf(Problem.class).hasMessageNotContaining("g".repeat(50)).hasMessageContaining("...");
+    }
+
+    static void assertBad(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String detail) {
+        assertThatThrownBy(call).isInstanceOfSatisfying(Problem.class, p -> {
+            assertThat(p.status).isEqualTo(400);
+            assertThat(p.detail).contains(detail);
+        });
+    }
+}
