@@ -27,4 +27,8 @@ public record BucketDocument(
         long ver,
         Integer ttl,
         String updatedAt) {
+
+    public BucketDocument withUpdatedAt(String time) {
+        return new BucketDocument(pk, id, grade, unit, bucket, sum, count, min, max, ver, ttl, time);
+    }
 }

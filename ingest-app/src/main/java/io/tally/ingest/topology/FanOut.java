@@ -23,6 +23,8 @@ import org.apache.kafka.streams.KeyValue;
  */
 final class FanOut {
     private final List<CompiledRule> rules;
+    private final long[] lastIndex = new long[TimeUnit.values().length];
+    private final String[] lastStart = new String[TimeUnit.values().length];
 
     FanOut(GradeRules rules) {
         this.rules = rules.rules().stream().map(CompiledRule::new).toList();
@@ -41,11 +43,21 @@ final class FanOut {
             for (TimeUnit unit : r.rule.units()) {
                 BucketKey key = new BucketKey(event.getDomain(), entity, r.rule.gradeId(qualifier), unit, unit.bucketIndex(time));
                 out.add(KeyValue.pair(key.updateKey(), new BucketDocument(key.pk(), key.id(), key.grade(), unit.code(),
-                        unit.bucketStart(key.bucketIndex()).toString(),
+                        bucketStart(unit, key.bucketIndex()),
                         r.sum ? v : null, 1, r.min ? v : null, r.max ? v : null, 1, r.rule.ttlSeconds(), null)));
             }
         }
         return out;
+    }
+
+    /** ISO start of a bucket; the last one per unit is kept because consecutive events mostly share it. */
+    private String bucketStart(TimeUnit unit, long index) {
+        int u = unit.ordinal();
+        if (lastIndex[u] != index || lastStart[u] == null) {
+            lastIndex[u] = index;
+            lastStart[u] = unit.bucketStart(index).toString();
+        }
+        return lastStart[u];
     }
 
     /** A rule with its field positions resolved once, so the per-event path does no lookups by name. */

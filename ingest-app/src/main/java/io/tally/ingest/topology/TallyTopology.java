@@ -53,10 +53,10 @@ public final class TallyTopology {
 
     public static void build(StreamsBuilder builder, Topics.Names topics, TopologySettings settings, GradeRules rules,
                              Deserializer<TransactionEvent> events) {
-        Serde<BucketDocument> docs = BucketDocumentSerde.serde();
+        Serde<BucketDocument> compact = CompactBucketSerde.serde();
+        Serde<BucketDocument> json = BucketDocumentSerde.serde();
         PartitionKeyPartitioner byPartitionKey = new PartitionKeyPartitioner();
         EventValidator validator = new EventValidator(settings.maxAmount(), settings.maxFutureSkew(), settings.lateBound());
-        FanOut fanOut = new FanOut(rules);
         builder.addStateStore(Stores.windowStoreBuilder(
                 Stores.persistentWindowStore(DEDUPE_STORE, settings.dedupeHorizon(), settings.dedupeHorizon(), false),
                 Serdes.String(), Serdes.Long()));
@@ -72,15 +72,17 @@ public final class TallyTopology {
         decoded.filter((k, d) -> !d.isRejected(), Named.as("accepted"))
                 .mapValues(Decoded::event, Named.as("event"))
                 .process(() -> new DedupeProcessor(DEDUPE_STORE, settings.dedupeHorizon()), Named.as(DEDUPE), DEDUPE_STORE)
-                .process(() -> new FanOutProcessor(fanOut), Named.as(FAN_OUT))
+                .process(() -> new FanOutProcessor(new FanOut(rules)), Named.as(FAN_OUT)) // one per task: FanOut keeps a small cache
                 .repartition(Repartitioned.<String, BucketDocument>as(REPARTITION)
-                        .withKeySerde(Serdes.String()).withValueSerde(docs).withStreamPartitioner(byPartitionKey))
+                        .withKeySerde(Serdes.String()).withValueSerde(compact).withStreamPartitioner(byPartitionKey))
                 .groupByKey()
                 .reduce(TallyTopology::merge, Named.as("aggregate-buckets"),
                         Materialized.<String, BucketDocument, KeyValueStore<Bytes, byte[]>>as(BUCKET_STORE)
-                                .withKeySerde(Serdes.String()).withValueSerde(docs))
+                                .withKeySerde(Serdes.String()).withValueSerde(compact))
                 .toStream(Named.as("changed-buckets"))
-                .to(topics.bucketUpdates(), Produced.with(Serdes.String(), docs).withStreamPartitioner(byPartitionKey).withName(SINK));
+                // Stamped once per emitted value rather than once per delta merged.
+                .mapValues(d -> d.withUpdatedAt(Instant.now().toString()), Named.as("stamp-updated-at"))
+                .to(topics.bucketUpdates(), Produced.with(Serdes.String(), json).withStreamPartitioner(byPartitionKey).withName(SINK));
     }
 
     public static AvroDeserializer<TransactionEvent> eventDeserializer(SchemaRegistryClient registry) {
@@ -91,7 +93,7 @@ public final class TallyTopology {
     static BucketDocument merge(BucketDocument agg, BucketDocument d) {
         return new BucketDocument(agg.pk(), agg.id(), agg.grade(), agg.unit(), agg.bucket(),
                 add(agg.sum(), d.sum()), agg.count() + d.count(), min(agg.min(), d.min()), max(agg.max(), d.max()),
-                agg.ver() + 1, agg.ttl(), Instant.now().toString());
+                agg.ver() + 1, agg.ttl(), null);
     }
 
     private static BigDecimal add(BigDecimal a, BigDecimal b) {
