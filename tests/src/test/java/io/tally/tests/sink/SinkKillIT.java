@@ -2,7 +2,6 @@ package io.tally.tests.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.ingest.app.IngestMain;
 import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.LocalCosmos;
@@ -11,9 +10,7 @@ import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,7 +41,7 @@ class SinkKillIT {
 
             AtomicBoolean checking = new AtomicBoolean(true);
             List<String> regressions = new CopyOnWriteArrayList<>();
-            Thread checker = new Thread(() -> watchVersions(run, checking, regressions), "version-watch");
+            Thread checker = new Thread(() -> run.watchVersions(checking, regressions), "version-watch");
             checker.start();
             Process first = startSink(flags, "first");
             Process second = null;
@@ -117,23 +114,4 @@ class SinkKillIT {
         }
     }
 
-    /** Samples every stored version and records any that is lower than one seen before. */
-    private static void watchVersions(SinkRun run, AtomicBoolean checking, List<String> regressions) {
-        Map<String, Long> seen = new HashMap<>();
-        while (checking.get()) {
-            try {
-                for (Map.Entry<String, JsonNode> e : run.stored().entrySet()) {
-                    long ver = e.getValue().get("ver").asLong();
-                    Long before = seen.put(e.getKey(), ver);
-                    if (before != null && ver < before) regressions.add(e.getKey() + ": " + before + " -> " + ver);
-                }
-                Thread.sleep(250);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                // a query that failed is no observation
-            }
-        }
-    }
 }

@@ -2,15 +2,12 @@ package io.tally.tests.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.ingest.app.IngestMain;
 import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -33,7 +30,7 @@ class SinkRebalanceIT {
                     "--sink.concurrency.initial=1", "--sink.concurrency.max=2", "--sink.bulk.chunk-size=100"};
             AtomicBoolean checking = new AtomicBoolean(true);
             List<String> regressions = new CopyOnWriteArrayList<>();
-            Thread checker = new Thread(() -> watch(run, checking, regressions), "version-watch");
+            Thread checker = new Thread(() -> run.watchVersions(checking, regressions), "version-watch");
             run.produce(buckets, 1, 1);
             IngestMain first = new IngestMain(run.settings(flags));
             IngestMain second = new IngestMain(run.settings(flags));
@@ -76,22 +73,4 @@ class SinkRebalanceIT {
         throw new AssertionError("the sink group did not reach " + members + " members with partitions");
     }
 
-    private static void watch(SinkRun run, AtomicBoolean checking, List<String> regressions) {
-        Map<String, Long> seen = new HashMap<>();
-        while (checking.get()) {
-            try {
-                for (Map.Entry<String, JsonNode> e : run.stored().entrySet()) {
-                    long ver = e.getValue().get("ver").asLong();
-                    Long before = seen.put(e.getKey(), ver);
-                    if (before != null && ver < before) regressions.add(e.getKey() + ": " + before + " -> " + ver);
-                }
-                Thread.sleep(250);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                // a failed query is no observation
-            }
-        }
-    }
 }

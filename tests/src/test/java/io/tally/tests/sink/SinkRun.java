@@ -129,6 +129,29 @@ final class SinkRun implements AutoCloseable {
     }
 
     /** pk|id -> stored document (ver, sum). Empty while the container does not exist yet. */
+    /**
+     * Until {@code checking} turns false, samples every stored version and records any that is lower
+     * than one seen before: a stale write winning. Run it on its own thread.
+     */
+    void watchVersions(java.util.concurrent.atomic.AtomicBoolean checking, List<String> regressions) {
+        Map<String, Long> seen = new java.util.HashMap<>();
+        while (checking.get()) {
+            try {
+                for (Map.Entry<String, JsonNode> e : stored().entrySet()) {
+                    long ver = e.getValue().get("ver").asLong();
+                    Long before = seen.put(e.getKey(), ver);
+                    if (before != null && ver < before) regressions.add(e.getKey() + ": " + before + " -> " + ver);
+                }
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                // a query that failed is no observation
+            }
+        }
+    }
+
     Map<String, JsonNode> stored() {
         Map<String, JsonNode> out = new HashMap<>();
         try {
