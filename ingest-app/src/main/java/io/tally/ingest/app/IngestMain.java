@@ -145,7 +145,7 @@ public final class IngestMain implements AutoCloseable {
         }
         Map<String, Object> c = new java.util.HashMap<>(settings.kafkaOverrides());
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-        sink = BucketSink.create(sinkSettings, settings.topics().bucketUpdates(), c, container,
+        sink = BucketSink.create(sinkSettings, settings.topics(), c, container,
                 new io.tally.ingest.sink.SinkMetrics(registry));
         sinkThread = new Thread(() -> {
             try {

@@ -3,6 +3,7 @@ package io.tally.ingest.sink;
 import com.azure.cosmos.CosmosAsyncContainer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.model.BucketDocument;
+import io.tally.schemas.Topics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -68,11 +69,12 @@ public final class BucketSink implements Runnable, AutoCloseable {
     }
 
     /**
-     * The production wiring: a KafkaConsumer on {@code topic}, Cosmos bulk, a Kafka producer to
-     * {@link SinkSettings#dlqTopic(String) topic.dlq}. {@code kafkaConfig} holds bootstrap servers and
-     * the {@code kafka.} pass-through settings.
+     * The production wiring: a KafkaConsumer on the bucket-updates topic, Cosmos bulk, a Kafka producer
+     * to the bucket-updates DLQ (updates Cosmos refuses for good, or that cannot be decoded, with the
+     * original key and value and headers tally.reason, tally.status, tally.source.topic/partition/offset).
+     * {@code kafkaConfig} holds bootstrap servers and the {@code kafka.} pass-through settings.
      */
-    public static BucketSink create(SinkSettings settings, String topic, Map<String, Object> kafkaConfig,
+    public static BucketSink create(SinkSettings settings, Topics.Names topics, Map<String, Object> kafkaConfig,
                                     CosmosAsyncContainer container, SinkMetrics metrics) {
         Map<String, Object> c = new HashMap<>(kafkaConfig);
         c.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());
@@ -82,8 +84,8 @@ public final class BucketSink implements Runnable, AutoCloseable {
         KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
         Map<String, Object> p = new HashMap<>(); // the DLQ producer gets the pass-through settings that are producer settings
         kafkaConfig.forEach((k, v) -> { if (org.apache.kafka.clients.producer.ProducerConfig.configNames().contains(k)) p.put(k, v); });
-        return new BucketSink(settings, topic, new KafkaUpdateSource(consumer), new CosmosBulkExecutor(container, settings),
-                DeadLetterPublisher.kafka(p, SinkSettings.dlqTopic(topic)), metrics);
+        return new BucketSink(settings, topics.bucketUpdates(), new KafkaUpdateSource(consumer),
+                new CosmosBulkExecutor(container, settings), DeadLetterPublisher.kafka(p, topics.bucketUpdatesDlq()), metrics);
     }
 
     static BucketDocument decode(byte[] value) {

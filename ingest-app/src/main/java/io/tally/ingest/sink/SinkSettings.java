@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * Everything the Cosmos sink (stages 7-10) reads, declared once and parsed once. Topic names come
  * from {@code topics.prefix}: the sink reads {@code <prefix>bucket-updates} and dead-letters to
- * {@code <prefix>bucket-updates.dlq} ({@link #dlqTopic(String)}). Sizing arithmetic
+ * {@code <prefix>bucket-updates.dlq} ({@code Topics.Names#bucketUpdatesDlq}). Sizing arithmetic
  * for the defaults is in docs/sink.md; the short version is on each setting.
  *
  * @param windowMaxRecords    updates coalesced into one write window at most
@@ -114,15 +114,6 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                 c.get(MICRO_BATCH), c.get(MICRO_BATCH_CONCURRENCY), c.get(CONCURRENCY_INITIAL), c.get(CONCURRENCY_MIN),
                 c.get(CONCURRENCY_MAX), c.get(RETRY_ATTEMPTS), c.get(RETRY_INITIAL), c.get(RETRY_MAX), c.get(RETRY_ELAPSED),
                 c.get(RU_BUDGET), c.get(SDK_THROTTLE_RETRIES), c.get(METRICS_PORT));
-    }
-
-    /**
-     * The sink's DLQ: updates Cosmos refuses for good (400, 413, 422) or that cannot be decoded, with the
-     * original key and value and headers tally.reason, tally.status, tally.source.topic/partition/offset.
-     * Provisioned like bucket-updates.
-     */
-    public static String dlqTopic(String bucketUpdatesTopic) {
-        return bucketUpdatesTopic + ".dlq";
     }
 
     /** The defaults, for tests and tools. */

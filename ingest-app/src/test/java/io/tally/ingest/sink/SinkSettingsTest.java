@@ -20,7 +20,6 @@ class SinkSettingsTest {
         });
         SinkSettings d = SinkSettings.defaults();
         assertThat(d.groupId()).isEqualTo("tally-sink");
-        assertThat(SinkSettings.dlqTopic("bucket-updates")).isEqualTo("bucket-updates.dlq");
     }
 
     @Test

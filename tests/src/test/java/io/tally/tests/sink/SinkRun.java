@@ -6,7 +6,6 @@ import com.azure.cosmos.models.CosmosQueryRequestOptions;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.ingest.app.IngestSettings;
-import io.tally.ingest.sink.SinkSettings;
 import io.tally.model.BucketDocument;
 import io.tally.schemas.Topics;
 import io.tally.testsupport.cosmos.LocalCosmos;
@@ -56,7 +55,7 @@ final class SinkRun implements AutoCloseable {
         this.cosmos = cosmos;
         this.prefix = name + "-" + id + "-";
         this.topic = Topics.Names.withPrefix(prefix).bucketUpdates();
-        this.dlq = SinkSettings.dlqTopic(topic);
+        this.dlq = Topics.Names.withPrefix(prefix).bucketUpdatesDlq();
         this.database = "sink-" + name + "-" + id;
         kafka.createTopics(List.of(TestKafka.topic(topic, 3, Map.of("cleanup.policy", "compact")),
                 TestKafka.topic(dlq, 1, Map.of())));
