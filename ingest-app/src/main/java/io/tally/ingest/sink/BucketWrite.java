@@ -38,6 +38,14 @@ public final class BucketWrite {
         this.segment = segment;
     }
 
+    /**
+     * A write of a document computed outside the poll loop (the replay job): no Kafka record behind it and
+     * nothing to commit; {@code origin} only names where it came from in logs and groups in-flight counts.
+     */
+    public static BucketWrite of(TopicPartition origin, BucketDocument doc) {
+        return new BucketWrite(origin, doc.pk() + "|" + doc.id(), doc, null, -1, new OffsetTracker.Segment(origin, -1));
+    }
+
     public String bucketId() { return doc != null ? doc.pk() + "|" + doc.id() : key; }
 
     public long ver() { return doc != null ? doc.ver() : -1; }

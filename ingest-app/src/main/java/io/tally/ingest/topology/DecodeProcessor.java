@@ -19,7 +19,7 @@ import org.apache.kafka.streams.processor.api.Record;
  * thrown instead: the stream thread is replaced and the record is read again from the last
  * commit, rather than dead-lettering good data during an outage.
  */
-final class DecodeProcessor implements Processor<byte[], byte[], byte[], Decoded> {
+public final class DecodeProcessor implements Processor<byte[], byte[], byte[], Decoded> {
     private final Deserializer<TransactionEvent> events;
     private final EventValidator validator;
     private ProcessorContext<byte[], Decoded> context;
@@ -57,7 +57,8 @@ final class DecodeProcessor implements Processor<byte[], byte[], byte[], Decoded
         context.forward(record.withValue(Decoded.ok(event)));
     }
 
-    static boolean notTheRecordsFault(Throwable e) {
+    /** True when a decoding failure is the registry's (down, refusing us), not the record's: retry, never dead-letter. */
+    public static boolean notTheRecordsFault(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof AvroDecodeException d) return !d.isBadInput();
             if (t instanceof SchemaRegistryException r) return r.isRetriable();

@@ -13,21 +13,21 @@ import java.util.Optional;
  * replay, a restart after an outage) classifies each exactly as the live run did: FUTURE beyond the
  * allowed skew (a misconfigured producer clock), LATE beyond the late bound (its buckets expired).
  */
-final class EventValidator {
+public final class EventValidator {
     /** A rejection: the DLQ reason and a message naming the offending field. */
-    record Rejection(DeadLetters.Reason reason, String message) {}
+    public record Rejection(DeadLetters.Reason reason, String message) {}
 
     private final BigDecimal maxAmount;
     private final long maxFutureSkewMs;
     private final long lateBoundMs;
 
-    EventValidator(BigDecimal maxAmount, Duration maxFutureSkew, Duration lateBound) {
+    public EventValidator(BigDecimal maxAmount, Duration maxFutureSkew, Duration lateBound) {
         this.maxAmount = maxAmount;
         this.maxFutureSkewMs = maxFutureSkew.toMillis();
         this.lateBoundMs = lateBound.toMillis();
     }
 
-    Optional<Rejection> check(TransactionEvent e, long recordTimestampMs) {
+    public Optional<Rejection> check(TransactionEvent e, long recordTimestampMs) {
         if (blank(e.getTransactionId())) return invalid("transactionId is empty");
         if (blank(e.getDomain())) return invalid("domain is empty");
         if (e.getDomain().indexOf('|') >= 0) return invalid("domain contains '|', the partition-key separator");

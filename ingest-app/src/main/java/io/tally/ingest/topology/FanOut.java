@@ -21,16 +21,16 @@ import org.apache.kafka.streams.KeyValue;
  * is present, and it is younger than the rule's retention, measured against the record timestamp:
  * an older event's bucket would already have expired in Cosmos.
  */
-final class FanOut {
+public final class FanOut {
     private final List<CompiledRule> rules;
     private final long[] lastIndex = new long[TimeUnit.values().length];
     private final String[] lastStart = new String[TimeUnit.values().length];
 
-    FanOut(GradeRules rules) {
+    public FanOut(GradeRules rules) {
         this.rules = rules.rules().stream().map(CompiledRule::new).toList();
     }
 
-    List<KeyValue<String, BucketDocument>> deltas(TransactionEvent event, long recordTimestampMs) {
+    public List<KeyValue<String, BucketDocument>> deltas(TransactionEvent event, long recordTimestampMs) {
         List<KeyValue<String, BucketDocument>> out = new ArrayList<>(rules.size() * 2);
         Instant time = event.getEventTime();
         for (CompiledRule r : rules) {

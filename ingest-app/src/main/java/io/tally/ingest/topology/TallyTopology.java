@@ -90,7 +90,7 @@ public final class TallyTopology {
     }
 
     /** Stage 5: adds one delta to a bucket's absolute value; {@code ver} counts the deltas applied. */
-    static BucketDocument merge(BucketDocument agg, BucketDocument d) {
+    public static BucketDocument merge(BucketDocument agg, BucketDocument d) {
         return new BucketDocument(agg.pk(), agg.id(), agg.grade(), agg.unit(), agg.bucket(),
                 add(agg.sum(), d.sum()), agg.count() + d.count(), min(agg.min(), d.min()), max(agg.max(), d.max()),
                 agg.ver() + 1, agg.ttl(), null);

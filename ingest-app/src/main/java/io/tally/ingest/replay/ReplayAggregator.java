@@ -1,0 +1,136 @@
+package io.tally.ingest.replay;
+
+import io.tally.ingest.topology.DeadLetters;
+import io.tally.ingest.topology.DecodeProcessor;
+import io.tally.ingest.topology.EventValidator;
+import io.tally.ingest.topology.FanOut;
+import io.tally.ingest.topology.TallyTopology;
+import io.tally.model.BucketDocument;
+import io.tally.model.TimeUnit;
+import io.tally.schemas.avro.TransactionEvent;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.KeyValue;
+
+/**
+ * Stages 1-5 of the live topology, in one process, over the records of a range: the same deserializer,
+ * {@link EventValidator}, {@link FanOut} and {@link TallyTopology#merge}, judged against the same Kafka
+ * record timestamps, so each bucket gets the value and the {@code ver} (number of deltas) the live run
+ * gave it. Only buckets wholly inside the range are kept.
+ *
+ * <p>Dedupe follows stage 2: per input partition, a transaction id seen within the dedupe horizon (by
+ * record timestamp) counts once. Only ids of events inside the range are remembered: a duplicate
+ * carries its original's event time, so a duplicate of an event outside the range is outside too.
+ *
+ * <p>Memory: one map entry per bucket computed (about 0.7 KB: key, document, decimals) plus one per
+ * transaction id in the range (about 110 bytes), measured in docs/replay.md. A range of 10 million events
+ * over 2 million buckets needs about 2.5 GB of heap; split larger ranges into several runs.
+ *
+ * <p>Not thread-safe: one reading thread feeds it.
+ */
+final class ReplayAggregator {
+    private final Deserializer<TransactionEvent> events;
+    private final EventValidator validator;
+    private final FanOut fanOut;
+    private final RuleSelection rules;
+    private final ReplayRange range;
+    private final long horizonMs;
+    private final Map<Integer, Map<String, Long>> seenByPartition = new HashMap<>();
+    private final Map<String, BucketDocument> buckets = new HashMap<>();
+    private final Set<String> straddling = new HashSet<>();
+    private final Map<DeadLetters.Reason, Long> rejected = new EnumMap<>(DeadLetters.Reason.class);
+    private long read;
+    private long accepted;
+    private long duplicates;
+    private long outsideRange;
+
+    ReplayAggregator(Deserializer<TransactionEvent> events, EventValidator validator, FanOut fanOut, RuleSelection rules,
+                     ReplayRange range, Duration dedupeHorizon) {
+        this.events = events;
+        this.validator = validator;
+        this.fanOut = fanOut;
+        this.rules = rules;
+        this.range = range;
+        this.horizonMs = dedupeHorizon.toMillis();
+    }
+
+    /**
+     * Takes one record of the input topic. A decoding failure that is not the record's fault (the
+     * registry is down) is thrown: counting the record as rejected would make the replay differ from live.
+     */
+    void accept(ConsumerRecord<byte[], byte[]> record) {
+        read++;
+        if (record.value() == null || record.value().length == 0) {
+            reject(DeadLetters.Reason.EMPTY_VALUE);
+            return;
+        }
+        TransactionEvent event;
+        try {
+            event = events.deserialize(record.topic(), record.value());
+        } catch (RuntimeException e) {
+            if (DecodeProcessor.notTheRecordsFault(e)) throw e;
+            reject(DeadLetters.Reason.DECODE_FAILED);
+            return;
+        }
+        Optional<EventValidator.Rejection> rejection = validator.check(event, record.timestamp());
+        if (rejection.isPresent()) {
+            reject(rejection.get().reason());
+            return;
+        }
+        accepted++;
+        if (!range.contains(event.getEventTime())) {
+            outsideRange++;
+            return;
+        }
+        if (duplicate(record.partition(), event.getTransactionId().toString(), record.timestamp())) {
+            duplicates++;
+            return;
+        }
+        for (KeyValue<String, BucketDocument> d : fanOut.deltas(event, record.timestamp())) {
+            BucketDocument delta = d.value;
+            if (!rules.selects(delta.grade())) continue;
+            TimeUnit unit = TimeUnit.fromCode(delta.unit());
+            if (!range.containsBucket(unit, unit.bucketIndex(event.getEventTime()))) {
+                straddling.add(d.key);
+                continue;
+            }
+            buckets.merge(d.key, delta, TallyTopology::merge);
+        }
+    }
+
+    /** Stage 2's rule: the first record of an id counts; another within the horizon of it does not. */
+    private boolean duplicate(int partition, String transactionId, long timestamp) {
+        Map<String, Long> seen = seenByPartition.computeIfAbsent(partition, p -> new HashMap<>());
+        Long first = seen.get(transactionId);
+        if (first != null && Math.abs(timestamp - first) <= horizonMs) return true;
+        seen.put(transactionId, timestamp);
+        return false;
+    }
+
+    private void reject(DeadLetters.Reason reason) {
+        rejected.merge(reason, 1L, Long::sum);
+    }
+
+    /** Bucket key ({@code pk|id}) to its recomputed value, {@code updatedAt} unset. */
+    Map<String, BucketDocument> buckets() { return buckets; }
+
+    long read() { return read; }
+
+    long accepted() { return accepted; }
+
+    long duplicates() { return duplicates; }
+
+    long outsideRange() { return outsideRange; }
+
+    /** Buckets the range's events touch that reach beyond the range: not written. */
+    long skippedAtBounds() { return straddling.size(); }
+
+    Map<DeadLetters.Reason, Long> rejected() { return Map.copyOf(rejected); }
+}

@@ -1,0 +1,177 @@
+package io.tally.ingest.replay;
+
+import com.azure.cosmos.CosmosAsyncClient;
+import com.azure.cosmos.ThrottlingRetryOptions;
+import io.tally.cosmos.CosmosClients;
+import io.tally.ingest.app.IngestSettings;
+import io.tally.ingest.rules.GradeRules;
+import io.tally.ingest.rules.RulesException;
+import io.tally.ingest.sink.CosmosBulkExecutor;
+import io.tally.ingest.topology.EventValidator;
+import io.tally.ingest.topology.FanOut;
+import io.tally.ingest.topology.TallyTopology;
+import io.tally.ingest.topology.TopologySettings;
+import io.tally.schemas.serde.SchemaRegistryClient;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code ./tally replay}: rebuilds the buckets of an event-time range from the retained input topic, as a
+ * bounded batch job beside the live pipeline (not a Kafka Streams application: no state, no internal
+ * topics, nothing committed; its consumer uses {@code assign()} and its own {@code replay.application-id}).
+ *
+ * <ol>
+ *   <li>plan: per partition, the first offset at {@code from - futureSkew} and the end offset now
+ *       ({@link ReplayPlan}); refuse when the topic no longer retains the start of the range</li>
+ *   <li>read the planned offsets (read_committed) through the live run's stages 1-5 ({@link ReplayAggregator})</li>
+ *   <li>write the buckets wholly inside the range with the sink's writer ({@link ReplayWriter})</li>
+ * </ol>
+ *
+ * <p>Re-running is harmless: the same records give the same values and {@code ver}s, and a write never
+ * replaces an equal or higher {@code ver}.
+ */
+public final class ReplayJob {
+    private static final Logger log = LoggerFactory.getLogger(ReplayJob.class);
+
+    public static final int EXIT_OK = 0;
+    /** Writes did not all complete, or the job failed on the way (broker, registry or Cosmos unreachable). */
+    public static final int EXIT_FAILED = 1;
+    /** Bad arguments or settings. */
+    public static final int EXIT_USAGE = 2;
+    /** The topic no longer retains the start of the range. */
+    public static final int EXIT_RETENTION_LOST = 3;
+
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final Duration KAFKA_TIMEOUT = Duration.ofSeconds(60);
+    /** Reading gives up when no partition moves for this long (broker gone): a batch job must end. */
+    private static final Duration READ_STALL = Duration.ofMinutes(2);
+
+    private final ReplaySettings settings;
+    private final ReplayProgress progress;
+
+    public ReplayJob(ReplaySettings settings) {
+        this(settings, ReplayProgress.stderr(settings.progressInterval()));
+    }
+
+    ReplayJob(ReplaySettings settings, ReplayProgress progress) {
+        this.settings = settings;
+        this.progress = progress;
+    }
+
+    /** Runs the job to its end. Throws {@link ReplayException} when it cannot run; a report otherwise (check {@link ReplayReport#complete()}). */
+    public ReplayReport run() throws InterruptedException {
+        long t0 = System.nanoTime();
+        IngestSettings ingest = settings.ingest();
+        TopologySettings topology = ingest.aggregation().topology();
+        GradeRules rules = loadRules(ingest.aggregation().rulesLocation());
+        RuleSelection selection = selection(rules);
+        ReplayRange range = settings.range();
+        Instant readFrom = range.from().minus(topology.maxFutureSkew());
+        String topic = ingest.topics().transactions();
+        log.info("replay of {} (rules {}) from {} into {}", range, selection.names(), topic, ingest.cosmos().container());
+
+        ReplayAggregator aggregator = new ReplayAggregator(
+                TallyTopology.eventDeserializer(new SchemaRegistryClient(ingest.schemaRegistryUrl())),
+                new EventValidator(topology.maxAmount(), topology.maxFutureSkew(), topology.lateBound()),
+                new FanOut(rules), selection, range, topology.dedupeHorizon());
+        ReplayPlan plan;
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(ingest)) {
+            plan = ReplayPlan.capture(consumer, topic, range.from(), readFrom, KAFKA_TIMEOUT);
+            read(consumer, plan, aggregator);
+        }
+        WriteTotals writes = write(aggregator);
+        return new ReplayReport(ingest.cosmos().container(), range, settings.applicationId(), plan.partitions().size(),
+                plan.total(), aggregator.read(), aggregator.accepted(), aggregator.rejected(), aggregator.duplicates(),
+                aggregator.outsideRange(), aggregator.buckets().size(), aggregator.skippedAtBounds(), writes,
+                Duration.ofNanos(System.nanoTime() - t0));
+    }
+
+    private static GradeRules loadRules(String location) {
+        try {
+            return GradeRules.load(location);
+        } catch (RulesException e) {
+            throw new ReplayException(EXIT_USAGE, e.getMessage(), e);
+        }
+    }
+
+    private RuleSelection selection(GradeRules rules) {
+        try {
+            return RuleSelection.of(rules, settings.rules());
+        } catch (IllegalArgumentException e) {
+            throw new ReplayException(EXIT_USAGE, e.getMessage(), e);
+        }
+    }
+
+    private KafkaConsumer<byte[], byte[]> consumer(IngestSettings ingest) {
+        Map<String, Object> c = new HashMap<>(ingest.kafkaOverrides());
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ingest.bootstrapServers());
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, settings.applicationId());
+        c.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.applicationId());
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"); // what the live Streams consumer sees
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);         // every run starts from the plan, never from a commit
+        c.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+        return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private void read(KafkaConsumer<byte[], byte[]> consumer, ReplayPlan plan, ReplayAggregator aggregator) {
+        Map<TopicPartition, ReplayPlan.PartitionPlan> plans = plan.byPartition();
+        Set<TopicPartition> reading = new HashSet<>();
+        for (ReplayPlan.PartitionPlan p : plan.partitions()) if (p.records() > 0) reading.add(p.partition());
+        consumer.assign(reading);
+        for (TopicPartition tp : reading) consumer.seek(tp, plans.get(tp).start());
+        progress.start("reading", plan.total());
+        long done = 0, lastDone = -1, lastMove = System.nanoTime();
+        while (!reading.isEmpty()) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
+                if (r.offset() < plans.get(new TopicPartition(r.topic(), r.partition())).end()) aggregator.accept(r);
+            }
+            done = 0;
+            for (ReplayPlan.PartitionPlan p : plan.partitions()) {
+                if (!reading.contains(p.partition())) {
+                    done += p.records();
+                    continue;
+                }
+                long position = consumer.position(p.partition(), KAFKA_TIMEOUT);
+                done += Math.min(position, p.end()) - p.start();
+                if (position >= p.end()) {
+                    reading.remove(p.partition());
+                    consumer.pause(java.util.List.of(p.partition())); // records that arrived after the plan are not read
+                }
+            }
+            if (done != lastDone) {
+                lastDone = done;
+                lastMove = System.nanoTime();
+            } else if (System.nanoTime() - lastMove > READ_STALL.toNanos()) {
+                throw new ReplayException(EXIT_FAILED, "no progress reading " + reading + " for " + READ_STALL.toMinutes()
+                        + " minutes (broker unreachable?); nothing was written");
+            }
+            progress.update(done);
+        }
+        progress.finish(done);
+    }
+
+    private WriteTotals write(ReplayAggregator aggregator) throws InterruptedException {
+        IngestSettings ingest = settings.ingest();
+        // As the sink's client: 429s reach the writer's AIMD limiter after sink.sdk-throttle-retries (docs/sink.md).
+        CosmosAsyncClient cosmos = CosmosClients.build(ingest.cosmos(), b -> b.throttlingRetryOptions(new ThrottlingRetryOptions()
+                .setMaxRetryAttemptsOnThrottledRequests(ingest.sink().throttleRetriesInSdk())));
+        try {
+            var container = CosmosClients.container(cosmos, ingest.cosmos());
+            return new ReplayWriter(ingest.sink(), new CosmosBulkExecutor(container, ingest.sink()), settings.writeTimeout())
+                    .write(aggregator.buckets().values(), progress);
+        } finally {
+            cosmos.close();
+        }
+    }
+}

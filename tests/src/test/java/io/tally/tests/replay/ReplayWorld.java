@@ -1,0 +1,142 @@
+package io.tally.tests.replay;
+
+import com.azure.cosmos.CosmosAsyncClient;
+import com.azure.cosmos.CosmosException;
+import com.azure.cosmos.models.CosmosQueryRequestOptions;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tally.ingest.app.IngestSettings;
+import io.tally.loadgen.LoadgenSettings;
+import io.tally.loadgen.truth.BucketValue;
+import io.tally.loadgen.truth.GroundTruth;
+import io.tally.schemas.Topics;
+import io.tally.testsupport.cosmos.LocalCosmos;
+import io.tally.testsupport.kafka.TestKafka;
+import io.tally.testsupport.registry.LocalSchemaRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.BiPredicate;
+
+/**
+ * One replay test's world: its own topics ({@code <prefix>transactions} with three partitions, the DLQ,
+ * {@code <prefix>bucket-updates}), its own Cosmos database, the flags that point ingest-app, replay and
+ * loadgen at them, and a reader of what a container holds.
+ */
+final class ReplayWorld implements AutoCloseable {
+    final TestKafka kafka;
+    final LocalSchemaRegistry registry;
+    final LocalCosmos cosmos;
+    final String id = UUID.randomUUID().toString().substring(0, 8);
+    final String prefix;
+    final Topics.Names topics;
+    final String database;
+    private final CosmosAsyncClient client;
+
+    ReplayWorld(TestKafka kafka, LocalSchemaRegistry registry, LocalCosmos cosmos, String name) {
+        this.kafka = kafka;
+        this.registry = registry;
+        this.cosmos = cosmos;
+        this.prefix = name + "-" + id + "-";
+        this.topics = Topics.Names.withPrefix(prefix);
+        this.database = "replay-" + name + "-" + id;
+        kafka.createTopics(List.of(TestKafka.topic(topics.transactions(), 3, Map.of()),
+                TestKafka.topic(topics.transactionsDlq(), 1, Map.of()),
+                TestKafka.topic(topics.bucketUpdates(), 3, Map.of("cleanup.policy", "compact"))));
+        this.client = cosmos == null ? null : cosmos.newAsyncClient();
+    }
+
+    /** Flags every ingest-app process and replay of this world shares. */
+    List<String> commonFlags(String... extra) {
+        List<String> f = new ArrayList<>(List.of("--kafka.bootstrap.servers=" + kafka.bootstrapServers(),
+                "--schema.registry.url=" + registry.url(), "--topics.prefix=" + prefix));
+        if (cosmos != null) f.addAll(List.of("--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=" + database));
+        f.addAll(List.of(extra));
+        return f;
+    }
+
+    IngestSettings liveSettings(Path stateDir) {
+        return IngestSettings.load(commonFlags("--ingest.application-id=live-" + id, "--sink.group-id=sink-" + id,
+                "--ingest.state-dir=" + stateDir, "--ingest.commit-interval.ms=200", "--sink.metrics.port=-1",
+                "--sink.flush-window.ms=100").toArray(String[]::new), Map.of());
+    }
+
+    LoadgenSettings loadgen(String topic, Path truthFile, String... extra) {
+        List<String> f = new ArrayList<>(List.of("--kafka.bootstrap.servers=" + kafka.bootstrapServers(),
+                "--schema.registry.url=" + registry.url(), "--loadgen.topic=" + topic,
+                "--loadgen.ground-truth-file=" + truthFile));
+        f.addAll(List.of(extra));
+        return LoadgenSettings.load(f.toArray(String[]::new), Map.of());
+    }
+
+    /** pk|id -> stored document; empty while the container does not exist. */
+    Map<String, JsonNode> stored(String container) {
+        Map<String, JsonNode> out = new HashMap<>();
+        try {
+            client.getDatabase(database).getContainer(container)
+                    .queryItems("SELECT * FROM c", new CosmosQueryRequestOptions(), JsonNode.class)
+                    .toIterable().forEach(n -> out.put(n.get("pk").asText() + "|" + n.get("id").asText(), n));
+        } catch (CosmosException e) {
+            if (e.getStatusCode() != 404) throw e;
+        }
+        return out;
+    }
+
+    CosmosAsyncClient client() {
+        return client;
+    }
+
+    /**
+     * Buckets of the ground truth that {@code include} selects (by pk and id) and that the container does not
+     * hold with the truth's values, with {@code ver} = count (one delta per counted event).
+     */
+    static List<String> mismatches(GroundTruth truth, Map<String, JsonNode> stored, BiPredicate<String, String> include) {
+        List<String> wrong = new ArrayList<>();
+        truth.buckets().forEach((pk, ids) -> ids.forEach((id, v) -> {
+            if (!include.test(pk, id)) return;
+            JsonNode doc = stored.get(pk + "|" + id);
+            if (doc == null) wrong.add(pk + "|" + id + " missing");
+            else if (!matches(doc, v)) wrong.add(pk + "|" + id + " is " + doc + ", expected count " + v.count() + " sum " + v.sum());
+        }));
+        return wrong;
+    }
+
+    private static boolean matches(JsonNode doc, BucketValue v) {
+        return doc.get("count").asLong() == v.count() && doc.get("ver").asLong() == v.count()
+                && same(doc, "sum", v) && same(doc, "min", v) && same(doc, "max", v);
+    }
+
+    /** A field the rule keeps must equal the truth; the truth keeps every aggregation, the document only its rule's. */
+    private static boolean same(JsonNode doc, String field, BucketValue v) {
+        if (!doc.hasNonNull(field)) return true;
+        java.math.BigDecimal expected = switch (field) {
+            case "sum" -> v.sum();
+            case "min" -> v.min();
+            default -> v.max();
+        };
+        return doc.get(field).decimalValue().compareTo(expected) == 0;
+    }
+
+    /** Waits until {@link #mismatches} is empty; fails listing a few. */
+    static void awaitNoMismatch(java.util.function.Supplier<List<String>> check, int expected, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> wrong = check.get();
+        while (!wrong.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(1000);
+            wrong = check.get();
+        }
+        if (!wrong.isEmpty()) {
+            throw new AssertionError(wrong.size() + " of " + expected + " buckets wrong after " + timeout + ", e.g. "
+                    + wrong.subList(0, Math.min(5, wrong.size())));
+        }
+    }
+
+    @Override
+    public void close() {
+        if (client != null) client.close();
+    }
+}
