@@ -5,7 +5,8 @@
 #   docker build -f docker/app.Dockerfile --build-arg MODULE=read-service -t tally/read-service:local .
 #
 # MODULE is ingest-app, read-service or loadgen. The build context is the repository root (see
-# .dockerignore). docker-compose.yml builds all three from this file.
+# .dockerignore). docker-compose.yml builds all three from this file, and the demo image from its
+# `demo` stage (MODULE=loadgen, --target demo).
 
 ARG BUILD_IMAGE=maven:3.9.11-eclipse-temurin-17
 ARG RUNTIME_IMAGE=eclipse-temurin:17-jre
@@ -26,6 +27,24 @@ RUN test -n "${MODULE}" && test -f "${MODULE}/pom.xml" \
 RUN --mount=type=cache,target=/root/.m2,sharing=locked \
     chmod +x mvnw && ./mvnw -q -B -DskipTests package -pl "${MODULE}" -am \
     && test -f "${MODULE}/target/${MODULE}.jar" && test -d "${MODULE}/target/lib"
+
+# --- demo: loadgen plus local/demo.sh, which drives the running services (docker-compose.yml's demo
+# --- service; build with MODULE=loadgen and target demo). Not the default target: that is the last stage.
+FROM ${RUNTIME_IMAGE} AS demo
+# The script needs bash, curl, awk, sed and grep; the JRE image lacks only curl.
+RUN apt-get update && apt-get install -y --no-install-recommends curl && rm -rf /var/lib/apt/lists/* \
+    && groupadd --system --gid 10001 tally \
+    && useradd --system --uid 10001 --gid tally --home-dir /opt/tally --no-create-home --shell /usr/sbin/nologin tally
+WORKDIR /opt/tally
+COPY --from=build /src/loadgen/target/lib/ /opt/tally/lib/
+COPY --from=build /src/loadgen/target/loadgen.jar /opt/tally/loadgen.jar
+COPY local/demo.sh /opt/tally/local/demo.sh
+COPY local/lib/common.sh /opt/tally/local/lib/common.sh
+COPY rules/default-rules.yaml /opt/tally/rules/default-rules.yaml
+USER 10001:10001
+# Arguments after the image name are demo.sh's (--metrics-url=..., --read-url=..., --show-read-url=...).
+ENTRYPOINT ["bash", "/opt/tally/local/demo.sh", "--attach", "--loadgen-jar=/opt/tally/loadgen.jar"]
+CMD []
 
 # --- runtime: a JRE, the module's jar and its runtime class path, a non-root user ------------------
 FROM ${RUNTIME_IMAGE}

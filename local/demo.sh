@@ -1,106 +1,583 @@
 #!/usr/bin/env bash
-# ./tally demo: the whole path on the local stack. Brings the stack up, starts ingest-app (both roles)
-# and read-service in the background, produces events with loadgen, waits until read-service serves
-# the bucket, and prints it with the curl command that fetched it. Stops everything at the end, or on
-# Ctrl-C, unless --keep-running.
+# ./tally demo: the whole path, live. Brings the local stack up, starts ingest-app (both roles) and
+# read-service, and runs loadgen in the background: a few thousand events over the last hours, with a
+# burst. One progress line per second shows events produced and ingested, bucket updates, documents
+# written, consumer lag, request units per second and 429s. Once the pipeline has drained it prints a
+# summary and three example queries (curl commands with read-service's answers, checked against
+# loadgen's ground truth). Stops everything at the end or on Ctrl-C (exit 130) unless --keep-running.
+#
+#   --keep-running       leave the stack, ingest-app and read-service up (prints how to stop them)
+#   --attach             start nothing: drive services that already run (docker-compose.yml's demo
+#                        service), given by --metrics-url, --read-url, --loadgen-jar [--show-read-url]
+#
+# Tuning (environment): TALLY_DEMO_RATE events/s (150), TALLY_DEMO_SECONDS (20), TALLY_DEMO_BURST factor
+# (4, for a fifth of the run), TALLY_DEMO_HOURS of event time (4), TALLY_DEMO_CUSTOMERS (1000),
+# TALLY_DEMO_RU_BUDGET RU/s of the local Cosmos container (6000; 0 = unlimited), TALLY_DEMO_DOMAIN.
 set -euo pipefail
 # shellcheck source=lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 KEEP_RUNNING=0
-EVENTS=${TALLY_DEMO_EVENTS:-20}
+ATTACH=0
+READ_PORT=${TALLY_READ_HTTP_PORT:-8080}
+METRICS_PORT=${TALLY_SINK_METRICS_PORT:-9464}
+READ_URL=http://127.0.0.1:$READ_PORT
+METRICS_URL=http://127.0.0.1:$METRICS_PORT/metrics
+SHOW_READ_URL=
+LOADGEN_JAR=
 for arg in "$@"; do
   case $arg in
     --keep-running) KEEP_RUNNING=1 ;;
-    -h|--help) sed -n '2,6s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --attach) ATTACH=1 ;;
+    --metrics-url=*) METRICS_URL=${arg#*=} ;;
+    --read-url=*) READ_URL=${arg#*=} ;;
+    --show-read-url=*) SHOW_READ_URL=${arg#*=} ;;
+    --loadgen-jar=*) LOADGEN_JAR=${arg#*=} ;;
+    -h|--help) sed -n '2,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) die "unknown option '$arg' (try ./tally demo --help)" ;;
   esac
 done
+# The curl commands printed are for the reader's shell: in Docker, the host's published port.
+SHOW_READ_URL=${SHOW_READ_URL:-$READ_URL}
 
-READ_PORT=${TALLY_READ_HTTP_PORT:-8080}
+RATE=${TALLY_DEMO_RATE:-150}
+RUN_S=${TALLY_DEMO_SECONDS:-20}
+BURST=${TALLY_DEMO_BURST:-4}
+HOURS=${TALLY_DEMO_HOURS:-4}
+CUSTOMERS=${TALLY_DEMO_CUSTOMERS:-1000}
+RU_BUDGET=${TALLY_DEMO_RU_BUDGET:-6000}
+DRAIN_TIMEOUT_S=${TALLY_DEMO_DRAIN_TIMEOUT_S:-180}
+for v in RATE RUN_S BURST HOURS CUSTOMERS RU_BUDGET DRAIN_TIMEOUT_S; do
+  [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a whole number, got '${!v}'"
+done
+((HOURS >= 1)) || die "TALLY_DEMO_HOURS must be at least 1"
 # Each run is its own tenant, so its buckets hold exactly this run's events even when the stack still
-# holds events of earlier runs in the same hour.
+# holds events of earlier runs.
 DOMAIN=${TALLY_DEMO_DOMAIN:-demo-$(date -u +%Y%m%d-%H%M%S)}
+# The customer the example queries look at: loadgen's customers are Zipf-distributed, c-0 is the busiest.
+CUSTOMER=c-0
+if ((ATTACH)); then
+  [[ -n $LOADGEN_JAR ]] || die "--attach needs --loadgen-jar=PATH"
+  [[ -w $STATE || -w $(dirname "$STATE") ]] || STATE=$(mktemp -d)
+fi
 LOGS=$STATE/logs
+TRUTH=$STATE/loadgen/demo-ground-truth.json
 TALLY=$TALLY_ROOT/tally
-PIDS=()
+APP_NAMES=()
+APP_PIDS=()
+LOADGEN_PID=
+START_S=$SECONDS
 
-stop_apps() {
-  local pid
-  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  PIDS=()
+# Progress goes to stderr: rewritten in place on a terminal, one plain line per second otherwise.
+LIVE=0
+WIDTH=0
+if [[ -t 2 ]]; then
+  LIVE=1
+  # A line wider than the terminal wraps, and \r then redraws only its last row.
+  WIDTH=$(tput cols 2>/dev/null || echo 80)
+fi
+live_line() {
+  if ((LIVE)); then printf '\r\033[K%s' "$1" >&2; else printf '%s\n' "$1" >&2; fi
+}
+end_live_line() {
+  ((LIVE)) && printf '\n' >&2
+  LIVE_PENDING=0
+}
+LIVE_PENDING=0
+
+# --- stopping -------------------------------------------------------------------------------------
+
+# TERM, then KILL after $1 seconds, for every pid after it; waits until each has gone.
+stop_pids() {
+  local timeout=$1 pid deadline
+  shift
+  for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
+  deadline=$((SECONDS + timeout))
+  for pid in "$@"; do
+    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
+    if kill -0 "$pid" 2>/dev/null; then
+      say "pid $pid still running after ${timeout}s, sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+  done
 }
 
 finish() {
   local rc=$?
-  trap - EXIT INT TERM
-  if ((KEEP_RUNNING && rc == 0)); then
-    say "left running (--keep-running): ingest-app pid ${PIDS[0]:-?}, read-service pid ${PIDS[1]:-?}; stop with: kill ${PIDS[*]:-} && ./tally stack down"
+  trap - EXIT INT TERM HUP
+  ((LIVE_PENDING)) && end_live_line
+  if [[ -n $LOADGEN_PID ]] && kill -0 "$LOADGEN_PID" 2>/dev/null; then
+    say "stopping loadgen ..."
+    stop_pids 10 "$LOADGEN_PID"
+  fi
+  if ((KEEP_RUNNING && rc == 0 && !ATTACH)); then
+    say ""
+    say "left running (--keep-running):"
+    local i
+    for i in "${!APP_NAMES[@]}"; do say "  ${APP_NAMES[i]} pid ${APP_PIDS[i]}, log ${LOGS#"$TALLY_ROOT"/}/${APP_NAMES[i]}.log"; done
+    say "  read-service $READ_URL, ingest-app metrics $METRICS_URL"
+    say "stop everything with:"
+    say "  kill ${APP_PIDS[*]} && ./tally stack down"
     exit 0
   fi
-  say "stopping ingest-app and read-service ..."
-  stop_apps
-  "$TALLY_ROOT/local/stack.sh" down || true
+  if ((${#APP_PIDS[@]})); then
+    say "stopping ${APP_NAMES[*]} ..."
+    # ingest-app closes Kafka Streams within 30 s and lets the sink finish its batch within 10 s.
+    stop_pids 45 "${APP_PIDS[@]}"
+  fi
+  ((ATTACH)) || "$TALLY_ROOT/local/stack.sh" down || true
   exit "$rc"
 }
 trap finish EXIT
-trap 'say "interrupted"; exit 130' INT TERM
+trap '((LIVE_PENDING)) && end_live_line; say "interrupted"; exit 130' INT TERM
+trap 'exit 129' HUP # the terminal went away: stop everything all the same
 
 step() { say ""; say "==> $*"; }
+# Results (summary, queries and answers) go to stdout.
+out() { printf '%s\n' "$*"; }
 
-step "1/5 local stack (Kafka, schema registry, local Cosmos)"
-"$TALLY_ROOT/local/stack.sh" up
-"$TALLY" build
+# Starts a Tally app in the background, output to $LOGS/<name>.log. The apps ignore the terminal's
+# Ctrl-C (background jobs of a script do); this script stops them, in order, with SIGTERM.
+start_app() { # name, ./tally command and flags...
+  local name=$1
+  shift
+  "$TALLY" "$@" >"$LOGS/$name.log" 2>&1 &
+  APP_NAMES+=("$name")
+  APP_PIDS+=($!)
+}
 
-step "2/5 ingest-app (aggregation + Cosmos sink), log: ${LOGS#$TALLY_ROOT/}/ingest.log"
-mkdir -p "$LOGS"
-"$TALLY" ingest --ingest.state-dir="$STATE/streams" >"$LOGS/ingest.log" 2>&1 &
-PIDS+=($!)
+# Fails when an app this script started has exited.
+check_apps() {
+  local i
+  for i in "${!APP_PIDS[@]}"; do
+    kill -0 "${APP_PIDS[i]}" 2>/dev/null && continue
+    ((LIVE_PENDING)) && end_live_line
+    say "last lines of $LOGS/${APP_NAMES[i]}.log:"
+    tail -n 15 "$LOGS/${APP_NAMES[i]}.log" >&2 || true
+    die "${APP_NAMES[i]} exited"
+  done
+}
 
-step "3/5 read-service on http://127.0.0.1:$READ_PORT, log: ${LOGS#$TALLY_ROOT/}/read.log"
-"$TALLY" serve --read.http.port="$READ_PORT" >"$LOGS/read.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 120); do
-  http_ok "http://127.0.0.1:$READ_PORT/health/live" && break
-  kill -0 "${PIDS[1]}" 2>/dev/null || die "read-service exited; see $LOGS/read.log"
-  sleep 0.5
-done
-http_ok "http://127.0.0.1:$READ_PORT/health/live" || die "read-service did not come up; see $LOGS/read.log"
+# Waits until URL $2 answers, at most $3 seconds; $1 names it in messages.
+await_url() {
+  local what=$1 url=$2 timeout=$3 deadline=$((SECONDS + $3))
+  until http_ok "$url"; do
+    ((ATTACH)) || check_apps
+    ((SECONDS < deadline)) || die "$what did not answer on $url within ${timeout}s"
+    sleep 0.5
+  done
+}
 
-step "4/5 loadgen: $EVENTS events for domain $DOMAIN"
-# Only valid, unique, APPROVED events in the first minute of this hour, over 5 customers: each customer's total
-# is then exactly its `spend-per-customer` hour bucket (rules/default-rules.yaml).
-out=$("$TALLY" loadgen --loadgen.events="$EVENTS" --loadgen.domain="$DOMAIN" --loadgen.seed="$RANDOM" \
-  --loadgen.customers=5 --loadgen.start="$(date -u +%Y-%m-%dT%H:00:00Z)" --loadgen.window.ms=60000 \
-  --loadgen.duplicate.fraction=0 --loadgen.late.fraction=0 --loadgen.future.fraction=0 \
-  --loadgen.malformed.fraction=0 --loadgen.invalid.fraction=0 --loadgen.declined.fraction=0 \
-  --loadgen.refunded.fraction=0 --loadgen.rules-file="$TALLY_ROOT/rules/default-rules.yaml" \
-  --loadgen.ground-truth-file="$STATE/loadgen/demo-ground-truth.json" 2>>"$LOGS/loadgen.log") \
-  || die "loadgen failed; see $LOGS/loadgen.log"
-printf '%s\n' "$out"
-hour=$(sed -n 's/.*(hour bucket \([0-9]*\)).*/\1/p' <<<"$out")
-first=$(sed -n 's/^  \(c-[0-9]*\) spent \([0-9.]*\)$/\1 \2/p' <<<"$out" | head -n 1)
-customer=${first%% *} expected=${first##* }
-[[ -n $hour && -n $customer ]] || die "could not read loadgen's summary"
-
-step "5/5 waiting for read-service to serve the bucket of $customer"
-body=""
-for _ in $(seq 1 120); do
-  url="http://127.0.0.1:$READ_PORT/v1/buckets/$DOMAIN%7C$customer/spend-per-customer%7Chour%7C$hour"
-  if body=$(curl -fsS "$url" 2>/dev/null); then
-    sum=$(sed -n 's/.*"sum":\([0-9.eE+-]*\).*/\1/p' <<<"$body")
-    # Compare as numbers: the document may carry 12.5 where loadgen printed 12.5000.
-    awk -v a="${sum:-x}" -v b="$expected" 'BEGIN { exit !(a == b + 0) }' && break
+# Runs as a background job: exec, so that the job's pid is loadgen's own and stopping it stops loadgen.
+run_loadgen() {
+  if ((ATTACH)); then
+    # shellcheck disable=SC2086 # JAVA_OPTS is a list of JVM flags
+    exec "$(java_bin)" ${JAVA_OPTS:-} -jar "$LOADGEN_JAR" "$@"
+  else
+    exec "$TALLY" loadgen "$@"
   fi
-  body=""
-  kill -0 "${PIDS[0]}" 2>/dev/null || die "ingest-app exited; see $LOGS/ingest.log"
+}
+
+# --- reading the pipeline's state -------------------------------------------------------------------
+
+# One scrape of ingest-app's Prometheus endpoint into M[name] (sums over labels, whole numbers): Kafka
+# Streams' consumer and producer metrics and the sink's own. Aggregation lag covers its input topic and
+# its repartition topic. Sink lag is what the aggregation emitted and the sink has not read yet: the
+# sink's records-lag-max gauge is a windowed maximum that stays up for a minute after the sink has
+# caught up. Counters count from BASE, taken before loadgen starts: with --attach the apps may have run
+# earlier demos.
+declare -A M=()
+declare -A BASE=()
+read_metrics() {
+  local out name value
+  out=$(curl -fsS --max-time 2 "$METRICS_URL" 2>/dev/null | awk -v produced="$PRODUCED" -v base_ingested="${BASE[ingested]:-0}" '
+    /^#/ { next }
+    {
+      name = $1; sub(/\{.*/, "", name); v = $NF
+      if (v == "NaN" || v ~ /Inf/) next
+      if (name == "kafka_consumer_fetch_manager_records_consumed_total" && $0 ~ /topic="transactions"/) ingested += v
+      else if (name == "kafka_consumer_fetch_manager_records_lag" && $0 ~ /topic="transactions"/) input_lag += v
+      else if (name == "kafka_consumer_fetch_manager_records_lag") agg_lag += v
+      else if (name == "kafka_producer_topic_record_send_total" && $0 ~ /topic="bucket-updates"/) emitted += v
+      else if (name == "kafka_producer_topic_record_send_total" && $0 ~ /topic="transactions.dlq"/) dlq += v
+      else if (name == "tally_sink_updates_consumed_total") updates += v
+      else if (name == "tally_sink_documents_written_total" && $0 ~ /outcome="written"/) docs += v
+      else if (name == "tally_sink_documents_written_total" && $0 ~ /outcome="stale"/) stale += v
+      else if (name == "tally_sink_documents_written_total" && $0 ~ /outcome="dead_lettered"/) docs_dlq += v
+      else if (name == "tally_sink_request_units_total") ru += v
+      else if (name == "tally_sink_throttled_total") throttled += v
+      else if (name == "tally_sink_in_flight_documents") in_flight += v
+      seen = 1
+    }
+    END {
+      if (!seen) exit 1
+      sink_lag = emitted > updates ? emitted - updates : 0
+      # The input lag: records-lag is measured at each fetch, and Kafka Streams stops fetching a
+      # partition while it has a backlog buffered, so count what loadgen produced and was not read too.
+      unread = produced - (ingested - base_ingested)
+      agg_lag += input_lag > unread ? input_lag : unread
+      printf "ingested %.0f\nagg_lag %.0f\nemitted %.0f\ndlq %.0f\nupdates %.0f\ndocs %.0f\nstale %.0f\n", ingested, agg_lag, emitted, dlq, updates, docs, stale
+      printf "docs_dlq %.0f\nru %.0f\nthrottled %.0f\nsink_lag %.0f\nin_flight %.0f\n", docs_dlq, ru, throttled, sink_lag, in_flight
+    }') || return 1
+  while read -r name value; do M[$name]=$((value - ${BASE[$name]:-0})); done <<<"$out"
+}
+
+# Counters as they stand before this run's events (gauges and lags are not counters).
+take_base() {
+  local k
+  read_metrics || return 0
+  for k in ingested emitted dlq updates docs stale docs_dlq ru throttled; do BASE[$k]=${M[$k]}; done
+}
+
+# loadgen's own count of records Kafka acknowledged, and how many it plans, from its progress log.
+PRODUCED=0
+PLANNED=0
+read_produced() {
+  local line
+  line=$(tail -n 4 "$LOGS/loadgen.log" 2>/dev/null) || return 0
+  [[ $line =~ .*acked\ ([0-9,]+)/([0-9,]+) ]] || return 0
+  PRODUCED=${BASH_REMATCH[1]//,/}
+  PLANNED=${BASH_REMATCH[2]//,/}
+}
+
+# The live line, from PRODUCED, PLANNED, M and $1 = RU/s, in one process (this runs every second, on
+# machines that may be busy). On a terminal narrower than the line, shorter labels, then cut.
+progress_line() {
+  awk -v t=$((SECONDS - LOADGEN_T0)) -v p="$PRODUCED" -v pl="$PLANNED" -v i="${M[ingested]}" -v u="${M[updates]}" \
+    -v d="${M[docs]}" -v al="${M[agg_lag]}" -v sl="${M[sink_lag]}" -v rus="$1" -v th="${M[throttled]}" -v w="$WIDTH" '
+    function g(n,   s, o) { s = sprintf("%.0f", n); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } return s o }
+    BEGIN {
+      line = sprintf("%4ds  produced %s/%s  ingested %s  updates %s  docs %s  lag %s+%s  %s RU/s  429s %s", t, g(p), g(pl), g(i), g(u), g(d), g(al), g(sl), g(rus), g(th))
+      if (w > 0 && length(line) >= w)
+        line = sprintf("%ds prod %s/%s in %s upd %s docs %s lag %s+%s %s RU/s 429s %s", t, g(p), g(pl), g(i), g(u), g(d), g(al), g(sl), g(rus), g(th))
+      if (w > 0 && length(line) >= w) line = substr(line, 1, w - 1)
+      print line
+    }'
+}
+
+now_ms() {
+  local t=${EPOCHREALTIME:-}
+  if [[ -n $t ]]; then
+    t=${t//[.,]/}
+    printf '%s\n' "$((10#${t:0:${#t}-3}))"
+  else
+    printf '%s\n' "$((SECONDS * 1000))"
+  fi
+}
+
+# 1234567 -> 1,234,567
+group() {
+  awk -v n="$1" 'BEGIN { s = sprintf("%.0f", n); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } print s o }'
+}
+
+# --- JSON, without jq where there is none ---------------------------------------------------------
+
+# Pretty-prints one JSON document from stdin (jq when installed, else a small awk formatter).
+pretty_json() {
+  local body
+  body=$(cat)
+  # Not JSON (curl's own error message, say): as it is.
+  [[ $body == [\{\[]* ]] || { printf '%s\n' "$body"; return 0; }
+  if command -v jq >/dev/null 2>&1 && jq . <<<"$body" 2>/dev/null; then
+    return 0
+  fi
+  awk '
+    { s = s $0 "\n" }
+    function pad(n,   r) { r = ""; while (n-- > 0) r = r "  "; return r }
+    END {
+      n = length(s); d = 0; str = 0; out = ""
+      for (i = 1; i <= n; i++) {
+        c = substr(s, i, 1)
+        if (str) {
+          out = out c
+          if (c == "\\") { i++; out = out substr(s, i, 1) } else if (c == "\"") str = 0
+          continue
+        }
+        if (c == "\"") { str = 1; out = out c }
+        else if (c == "{" || c == "[") {
+          j = i + 1; while (substr(s, j, 1) ~ /[ \t\r\n]/) j++
+          e = substr(s, j, 1)
+          if ((c == "{" && e == "}") || (c == "[" && e == "]")) { out = out c e; i = j; continue }
+          d++; out = out c "\n" pad(d)
+        }
+        else if (c == "}" || c == "]") { d--; out = out "\n" pad(d) c }
+        else if (c == ",") out = out ",\n" pad(d)
+        else if (c == ":") out = out ": "
+        else if (c !~ /[ \t\r\n]/) out = out c
+      }
+      print out
+    }' <<<"$body"
+}
+
+# Keeps the first $1 lines of stdin and says how many were left out.
+trim_lines() {
+  awk -v max="$1" 'NR <= max { print } END { if (NR > max) printf "  ... (%d more lines)\n", NR - max }'
+}
+
+# Value of a number field ("sum": 12.5) in a one-document JSON answer; first occurrence.
+json_number() { # field name; JSON on stdin
+  tr -d ' \n\r\t' | grep -o "\"$1\":-\\{0,1\\}[0-9.eE+-]*" | head -n 1 | cut -d: -f2
+}
+
+# A bucket's aggregates in the ground truth file (Jackson's pretty printing: one field per line), as
+# "sum count min max". pk and id are matched literally.
+truth_bucket() { # pk id
+  awk -v pk="\"$1\"" -v id="\"$2\"" '
+    index($0, pk " : {") && !inpk { inpk = 1; next }
+    inpk && /^    }/ { exit }
+    inpk && index($0, id " : {") { inb = 1; next }
+    inb && /}/ { exit }
+    inb { gsub(/[",]/, ""); f[$1] = $3 }
+    END { if (length(f["count"])) print f["sum"], f["count"], (f["min"] == "" ? "-" : f["min"]), (f["max"] == "" ? "-" : f["max"]) }' "$TRUTH"
+}
+
+# Bucket indexes of one grade and unit of an entity in the ground truth, ascending.
+truth_buckets() { # pk grade|unit|
+  awk -v pk="\"$1\"" -v pre="\"$2" '
+    index($0, pk " : {") && !inpk { inpk = 1; next }
+    inpk && /^    }/ { exit }
+    inpk && index($0, pre) { s = $1; gsub(/[":{ ]/, "", s); n = split(s, a, "|"); print a[n] }' "$TRUTH" | sort -n
+}
+
+# "index bucket sum count" per bucket of a range answer (JSON on stdin), in the answer's order.
+range_buckets() {
+  awk '
+    { s = s $0 }
+    function field(name, pattern,   v) {
+      if (!match(s, "\"" name "\": *" pattern)) return ""
+      v = substr(s, RSTART, RLENGTH); sub(/^"[a-z]+": */, "", v); gsub(/"/, "", v)
+      return v
+    }
+    END {
+      while (match(s, /"id": *"[^"]*"/)) {
+        id = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
+        n = split(id, parts, "|"); sub(/".*/, "", parts[n])
+        print parts[n], field("bucket", "\"[^\"]*\""), field("sum", "-?[0-9.eE+-]+"), field("count", "[0-9]+")
+      }
+    }'
+}
+
+same_number() { awk -v a="${1:-x}" -v b="${2:-y}" 'BEGIN { exit !(a == b + 0 && b == a + 0) }'; }
+
+# --- 1..3: stack and apps ---------------------------------------------------------------------------
+
+mkdir -p "$LOGS" "$STATE/loadgen"
+if ((ATTACH)); then
+  step "1-2/5 waiting for ingest-app ($METRICS_URL) and read-service ($READ_URL)"
+  await_url "read-service" "$READ_URL/health/live" 300
+  await_url "ingest-app's metrics endpoint" "$METRICS_URL" 300
+else
+  step "1/5 local stack (Kafka, schema registry, local Cosmos)"
+  "$TALLY_ROOT/local/stack.sh" up
+  "$TALLY" build
+  control=http://127.0.0.1:$TALLY_COSMOS_CONTROL_PORT
+  if ((RU_BUDGET > 0)); then
+    # A provisioned throughput below the burst's demand, so the sink shows how it meets 429s.
+    curl -fsS -o /dev/null -X PUT "$control/throughput" -d "{\"ruPerSecond\":$RU_BUDGET}" \
+      || die "could not set the local Cosmos throughput on $control/throughput"
+    say "local Cosmos: every container limited to $RU_BUDGET RU/s (TALLY_DEMO_RU_BUDGET=0 lifts it)"
+  else
+    curl -fsS -o /dev/null -X PUT "$control/throughput" -d '{"ruPerSecond":0}' || true
+  fi
+
+  step "2/5 ingest-app (aggregation + Cosmos sink), log: ${LOGS#"$TALLY_ROOT"/}/ingest-app.log; read-service, log: ${LOGS#"$TALLY_ROOT"/}/read-service.log"
+  start_app ingest-app ingest --ingest.role=both --ingest.state-dir="$STATE/streams" --sink.metrics.port="$METRICS_PORT"
+  start_app read-service serve --read.http.port="$READ_PORT"
+  await_url "read-service" "$READ_URL/health/live" 120
+  say "read-service answers on $READ_URL"
+  await_url "ingest-app's metrics endpoint" "$METRICS_URL" 120
+  say "ingest-app runs; metrics on $METRICS_URL"
+fi
+
+# --- 4: loadgen in the background -------------------------------------------------------------------
+
+burst_start_ms=$((RUN_S * 2000 / 5))
+burst_ms=$((RUN_S * 1000 / 5))
+step "3/5 loadgen: ${RATE}/s for ${RUN_S}s, ${BURST}x burst from $((burst_start_ms / 1000))s for $((burst_ms / 1000))s, \
+event times over the last ${HOURS}h, ${CUSTOMERS} customers, domain $DOMAIN"
+rm -f "$TRUTH"
+take_base
+run_loadgen --loadgen.domain="$DOMAIN" --loadgen.seed="$RANDOM" --loadgen.customers="$CUSTOMERS" \
+  --loadgen.rate="$RATE" --loadgen.duration.ms=$((RUN_S * 1000)) --loadgen.burst.factor="$BURST" \
+  --loadgen.burst.start.ms="$burst_start_ms" --loadgen.burst.duration.ms="$burst_ms" \
+  --loadgen.window.ms=$((HOURS * 3600000)) --loadgen.rules-file="$TALLY_ROOT/rules/default-rules.yaml" \
+  --loadgen.ground-truth-file="$TRUTH" --loadgen.progress.interval.ms=1000 \
+  >"$LOGS/loadgen.out" 2>"$LOGS/loadgen.log" &
+LOADGEN_PID=$!
+LOADGEN_T0=$SECONDS
+
+# --- 5: live progress until the pipeline has drained ------------------------------------------------
+
+step "4/5 running (one line per second; Ctrl-C stops everything)"
+say "  produced = acknowledged by Kafka; ingested = read by the aggregation; updates = bucket updates read"
+say "  by the sink; docs = documents written to Cosmos; lag = records the aggregation + the sink have yet to read"
+last_ms=$(now_ms)
+last_ru=0
+peak_rus=0
+loadgen_s=
+drained_s=
+quiet=0
+signature=
+while :; do
+  sleep 1
+  ((ATTACH)) || check_apps
+  [[ -n $loadgen_s ]] || read_produced
+  if [[ -z $loadgen_s && -n $LOADGEN_PID ]] && ! kill -0 "$LOADGEN_PID" 2>/dev/null; then
+    rc=0
+    wait "$LOADGEN_PID" || rc=$?
+    LOADGEN_PID=
+    loadgen_s=$((SECONDS - LOADGEN_T0))
+    if ((rc != 0)); then
+      end_live_line
+      tail -n 15 "$LOGS/loadgen.log" >&2 || true
+      die "loadgen failed (exit $rc); see $LOGS/loadgen.log"
+    fi
+    acked=$(sed -n 's/^loadgen: \([0-9,]*\) records acknowledged.*/\1/p' "$LOGS/loadgen.out" | tr -d ,)
+    PRODUCED=${acked:-$PRODUCED}
+    PLANNED=$PRODUCED
+  fi
+  read_metrics || continue
+  now=$(now_ms)
+  rus=$(((M[ru] - last_ru) * 1000 / (now - last_ms > 0 ? now - last_ms : 1)))
+  last_ms=$now
+  last_ru=${M[ru]}
+  ((rus > peak_rus)) && peak_rus=$rus
+  line=$(progress_line "$rus")
+  LIVE_PENDING=1
+  live_line "$line"
+  [[ -n $loadgen_s ]] || continue
+  # Drained: everything produced was read, nothing in flight, and the counters of the aggregation and
+  # the sink did not move for three seconds (bucket updates leave the aggregation at its commit
+  # interval, 1 s; the sink writes within its flush window, 0.2 s). The sink's lag must be 0 too, except
+  # after ten quiet seconds: updates of an aborted transaction count as emitted but are never read.
+  now_sig="${M[ingested]} ${M[emitted]} ${M[updates]} ${M[docs]} ${M[stale]} ${M[docs_dlq]}"
+  if ((M[ingested] >= PRODUCED && M[agg_lag] == 0 && M[in_flight] == 0)) && [[ $now_sig == "$signature" ]]; then
+    quiet=$((quiet + 1))
+  else
+    quiet=0
+  fi
+  signature=$now_sig
+  if (((quiet >= 3 && M[sink_lag] == 0) || quiet >= 10)); then
+    drained_s=$((SECONDS - LOADGEN_T0 - loadgen_s))
+    break
+  fi
+  if ((SECONDS - LOADGEN_T0 - loadgen_s > DRAIN_TIMEOUT_S)); then
+    end_live_line
+    say "warning: the pipeline did not drain within ${DRAIN_TIMEOUT_S}s after loadgen ended; the summary shows where it stands"
+    break
+  fi
+done
+end_live_line
+
+# --- summary -----------------------------------------------------------------------------------------
+
+out=$(<"$LOGS/loadgen.out")
+kinds=$(sed -n 's/^  by kind: //p' <<<"$out")
+expected=$(sed -n 's/^  expected: //p' <<<"$out")
+start=$(sed -n 's/^  event times from \([^ ]*\) .*/\1/p' <<<"$out")
+start_hour=$(sed -n 's/^  event times from .*(hour bucket \([0-9]*\)).*/\1/p' <<<"$out")
+accepted=$(sed -n 's/^\([0-9,]*\) events counted.*/\1/p' <<<"$expected")
+duplicates=$(sed -n 's/.* \([0-9,]*\) duplicates.*/\1/p' <<<"$expected")
+documents=$(sed -n 's/.* \([0-9,]*\) bucket documents.*/\1/p' <<<"$expected")
+dlq=$(sed -n 's/.*DLQ \(.*\)$/\1/p' <<<"$expected")
+ru_total=${M[ru]}
+
+out ""
+out "==> 5/5 summary"
+{
+  if [[ -n $drained_s ]]; then drained="the pipeline drained ${drained_s} s after it"; else drained="the pipeline had not drained"; fi
+  printf '  elapsed          %s s: loadgen ran %s s, %s\n' $((SECONDS - START_S)) "${loadgen_s:-?}" "$drained"
+  printf '  produced         %s events: %s\n' "$(group "$PRODUCED")" "$kinds"
+  printf '  ingested         %s read by the aggregation\n' "$(group "${M[ingested]}")"
+  printf '  accepted         %s counted once, %s duplicates dropped (ground truth)\n' "$accepted" "$duplicates"
+  printf '  DLQ              %s written to transactions.dlq; ground truth %s\n' "$(group "${M[dlq]}")" "$dlq"
+  printf '  bucket updates   %s emitted by the aggregation, %s read by the sink\n' "$(group "${M[emitted]}")" "$(group "${M[updates]}")"
+  printf '  buckets written  %s document writes for %s buckets (ground truth); %s stale, %s dead-lettered\n' \
+    "$(group "${M[docs]}")" "$documents" "$(group "${M[stale]}")" "$(group "${M[docs_dlq]}")"
+  printf '  request units    %s RU, peak %s RU/s; %s operations answered 429 and were retried\n' "$(group "$ru_total")" \
+    "$(group "$peak_rus")" "$(group "${M[throttled]}")"
+  printf '  ground truth     %s\n' "${TRUTH/#$TALLY_ROOT\//}"
+}
+
+# --- three example queries ------------------------------------------------------------------------------
+
+PK="$DOMAIN|$CUSTOMER"
+PK_URL="${DOMAIN}%7C$CUSTOMER"
+mapfile -t hours < <(truth_buckets "$PK" "spend-per-customer|hour|")
+((${#hours[@]})) || die "the ground truth has no spend-per-customer hour bucket of $CUSTOMER ($TRUTH)"
+hour=${hours[${#hours[@]} - 1]}
+read -r t_sum t_count t_min t_max <<<"$(truth_bucket "$PK" "spend-per-customer|hour|$hour")"
+
+# Prints the command, then the pretty-printed answer, trimmed to $2 lines. A 503 or 504 (a busy
+# machine) is asked again, at most three times.
+show_query() { # path, max lines
+  local body
+  printf '\n  $ curl -s '\''%s%s'\''\n' "$SHOW_READ_URL" "$1"
+  for _ in 1 2 3; do
+    body=$(curl -sS --max-time 5 "$READ_URL$1" 2>&1) || true
+    [[ $body == *'"status":50'[34]* || $body == *'"status": 50'[34]* ]] || break
+    sleep 1
+  done
+  printf '%s\n' "$body" | pretty_json | trim_lines "$2" | sed 's/^/  /'
+  ANSWER=$body
+}
+
+out ""
+out "==> example queries (copy them; read-service answers them as long as it runs)"
+
+out ""
+out "1. point read: $CUSTOMER's spend in hour bucket $hour ($(date -u -d "@$((hour * 3600))" +%Y-%m-%dT%H:00Z 2>/dev/null || echo "hour $hour")),"
+out "   compared with loadgen's ground truth"
+path="/v1/buckets/$PK_URL/spend-per-customer%7Chour%7C$hour"
+# The sink may still be a flush behind on this bucket right after draining: look again for a few seconds.
+for _ in $(seq 1 20); do
+  sum=$(curl -fsS --max-time 2 "$READ_URL$path" 2>/dev/null | json_number sum) || sum=
+  same_number "$sum" "$t_sum" && break
   sleep 0.5
 done
-[[ -n $body ]] || die "the bucket did not reach read-service within 60 s (expected sum $expected); see $LOGS/ingest.log"
+show_query "$path" 20
+sum=$(json_number sum <<<"$ANSWER") count=$(json_number count <<<"$ANSWER")
+if same_number "$sum" "$t_sum" && same_number "$count" "$t_count"; then
+  printf '  ground truth: sum %s, count %s, min %s, max %s: read-service agrees\n' "$t_sum" "$t_count" "$t_min" "$t_max"
+else
+  printf '  ground truth: sum %s, count %s, min %s, max %s: read-service DIFFERS (sum %s, count %s)\n' \
+    "$t_sum" "$t_count" "$t_min" "$t_max" "${sum:-?}" "${count:-?}"
+  mismatch=1
+fi
 
-say ""
-say "read-service answered (curl -s '$url'):"
-printf '%s\n' "$body"
-say ""
-say "loadgen's ground truth for $customer: $expected — the bucket matches."
+out ""
+out "2. range query inside $CUSTOMER's partition: its hour buckets since $start (one query, oldest first)"
+show_query "/v1/buckets/$PK_URL?grade=spend-per-customer&unit=hour&from=$start" 16
+out "  each bucket of the answer against the ground truth:"
+found=0
+while read -r index bucket sum count; do
+  found=$((found + 1))
+  read -r t_sum t_count _ <<<"$(truth_bucket "$PK" "spend-per-customer|hour|$index")"
+  if same_number "$sum" "$t_sum" && same_number "$count" "$t_count"; then verdict=agrees; else verdict="DIFFERS (ground truth: sum ${t_sum:-none}, count ${t_count:-none})"; mismatch=1; fi
+  printf '    %s  sum %s  count %s  %s\n' "$bucket" "$sum" "$count" "$verdict"
+done < <(range_buckets <<<"$ANSWER")
+if ((found != ${#hours[@]})); then
+  printf '    %d buckets in the answer, %d in the ground truth\n' "$found" "${#hours[@]}"
+  mismatch=1
+fi
+
+out ""
+last=$(($(date -u +%s) / 3600 - ${start_hour:-${hours[0]}} + 1))
+out "3. roll-up: $CUSTOMER's spend over the last $last hours (the current one included), summed by read-service"
+show_query "/v1/rollups/$PK_URL?grade=spend-per-customer&unit=hour&last=$last" 20
+t_total=0
+for h in "${hours[@]}"; do
+  read -r s _ <<<"$(truth_bucket "$PK" "spend-per-customer|hour|$h")"
+  t_total=$(awk -v a="$t_total" -v b="$s" 'BEGIN { printf "%.4f", a + b }')
+done
+sum=$(json_number sum <<<"$ANSWER")
+if same_number "$sum" "$t_total"; then
+  printf '  ground truth: %s over %d hour buckets: read-service agrees\n' "$t_total" "${#hours[@]}"
+else
+  printf '  ground truth: %s over %d hour buckets: read-service DIFFERS (%s)\n' "$t_total" "${#hours[@]}" "${sum:-?}"
+  mismatch=1
+fi
+out ""
+out "more: curl -s '$SHOW_READ_URL/v1/features/$PK_URL' (every grade's current bucket), docs/read-api.md"
+((${mismatch:-0} == 0)) || die "read-service's answers differ from loadgen's ground truth (logs in $LOGS)"

@@ -33,6 +33,7 @@ public final class IngestMain implements AutoCloseable {
     private BucketSink sink;
     private Thread sinkThread;
     private io.tally.ingest.sink.MetricsEndpoint metricsEndpoint;
+    private java.util.concurrent.ScheduledExecutorService streamsMetricsRefresh;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean failed;
 
@@ -41,6 +42,10 @@ public final class IngestMain implements AutoCloseable {
     }
 
     public static void main(String[] args) throws InterruptedException {
+        if (args.length > 0 && args[0].equals("replay")) { // ./tally replay: a bounded batch job, not a role
+            io.tally.ingest.replay.ReplayMain.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         IngestSettings settings;
         try {
             settings = IngestSettings.load(args, System.getenv());
@@ -135,6 +140,7 @@ public final class IngestMain implements AutoCloseable {
         var registry = new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
         new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry); // heap stays bounded with any backlog
         new io.micrometer.core.instrument.binder.jvm.JvmGcMetrics().bindTo(registry);     // live data after GC
+        if (streams != null) bindStreamsMetrics(registry);
         if (sinkSettings.metricsPort() >= 0) {
             try {
                 metricsEndpoint = new io.tally.ingest.sink.MetricsEndpoint(registry, sinkSettings.metricsPort());
@@ -159,6 +165,21 @@ public final class IngestMain implements AutoCloseable {
         sinkThread.start();
     }
 
+    /**
+     * Kafka Streams' own metrics (records consumed per topic, consumer lag, records sent per topic) on the
+     * same endpoint, so one scrape shows the whole pipeline ({@code ./tally demo} reads it). Per-topic
+     * meters appear only after a first fetch; micrometer looks for new ones every 60 s unless told sooner.
+     */
+    private void bindStreamsMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
+        streamsMetricsRefresh = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "streams-metrics-refresh");
+            t.setDaemon(true);
+            return t;
+        });
+        new io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics(streams, java.util.List.of(), streamsMetricsRefresh,
+                java.time.Duration.ofSeconds(2)).bindTo(registry);
+    }
+
     public BucketSink sink() {
         return sink;
     }
@@ -175,6 +196,7 @@ public final class IngestMain implements AutoCloseable {
         }
         if (streams != null) streams.close(java.time.Duration.ofSeconds(30));
         if (metricsEndpoint != null) metricsEndpoint.close();
+        if (streamsMetricsRefresh != null) streamsMetricsRefresh.shutdownNow();
         if (cosmos != null) cosmos.close();
         stopped.countDown();
         log.info("ingest-app stopped");

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.tally.config.Setting;
 import io.tally.cosmos.CosmosSettings;
 import io.tally.ingest.app.IngestSettings;
+import io.tally.ingest.sink.SinkSettings;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.read.ReadSettings;
 import io.tally.schemas.Topics;
@@ -38,7 +39,9 @@ import org.junit.jupiter.api.Test;
  * referenced exist, every TALLY_* variable an app gets is one of its declared settings (and parses),
  * every address an app is given names a compose service and a port that service listens on, the
  * images are built from files that exist, every long-running service has a healthcheck, and the
- * topics created are the ones {@link Topics} names, with the partitions and configs of the local stack.
+ * topics created are the ones {@link Topics} names, with the partitions and configs of the local stack,
+ * and the demo service drives ingest-app and read-service through addresses they serve, with options
+ * local/demo.sh accepts.
  */
 class ComposeConsistencyTest {
     private static final String KAFKA_BOOTSTRAP = "kafka.bootstrap.servers";
@@ -46,13 +49,16 @@ class ComposeConsistencyTest {
     private static final String COSMOS_ENDPOINT = "cosmos.endpoint";
     private static final String EMULATOR_IMAGE = "mcr.microsoft.com/cosmosdb/linux/azure-cosmos-emulator";
 
-    /** The app services and the settings each one declares. */
+    /** The app services and the settings each one declares. The demo service runs loadgen. */
     private static final Map<String, List<Setting<?>>> APPS = new LinkedHashMap<>();
+    /** Services whose image is built from another module than the one named like the service. */
+    private static final Map<String, String> MODULE_OF = Map.of("demo", "loadgen");
 
     static {
         APPS.put("ingest-app", IngestSettings.all());
         APPS.put("read-service", ReadSettings.all());
         APPS.put("loadgen", LoadgenSettings.ALL);
+        APPS.put("demo", LoadgenSettings.ALL);
     }
 
     private static Path root;
@@ -116,6 +122,7 @@ class ComposeConsistencyTest {
         assertThatCode(() -> IngestSettings.load(new String[0], environment("ingest-app"))).as("ingest-app settings").doesNotThrowAnyException();
         assertThatCode(() -> ReadSettings.load(new String[0], environment("read-service"))).as("read-service settings").doesNotThrowAnyException();
         assertThatCode(() -> LoadgenSettings.load(new String[0], environment("loadgen"))).as("loadgen settings").doesNotThrowAnyException();
+        assertThatCode(() -> LoadgenSettings.load(new String[0], environment("demo"))).as("demo (loadgen) settings").doesNotThrowAnyException();
 
         for (String service : serviceNames()) {
             if (APPS.containsKey(service)) continue;
@@ -220,7 +227,7 @@ class ComposeConsistencyTest {
                 assertThat(dockerfile).as("%s: dockerfile", service).isRegularFile();
                 String module = build.path("args").path("MODULE").asText(null);
                 if (APPS.containsKey(service)) {
-                    assertThat(module).as("%s: build argument MODULE", service).isEqualTo(service);
+                    assertThat(module).as("%s: build argument MODULE", service).isEqualTo(MODULE_OF.getOrDefault(service, service));
                 }
                 if (module != null) assertModuleBuildsWhatTheDockerfileCopies(service, context, dockerfile, module);
             }
@@ -273,9 +280,69 @@ class ComposeConsistencyTest {
 
         String loadgenTopic = environment("loadgen").getOrDefault(LoadgenSettings.TOPIC.envName(), LoadgenSettings.TOPIC.defaultValue().orElseThrow());
         assertThat(loadgenTopic).as("loadgen produces to").isEqualTo(Topics.TRANSACTIONS);
-        for (String app : List.of("ingest-app", "loadgen")) {
+        for (String app : List.of("ingest-app", "loadgen", "demo")) {
             assertThat(dependsOn(app)).as("%s starts after the topics exist", app).containsEntry(init, "service_completed_successfully");
         }
+    }
+
+    /**
+     * The demo service runs local/demo.sh --attach: it reads ingest-app's metrics and queries read-service
+     * while they run, and prints curl commands for the host. Its URLs must name those services on ports
+     * they serve, it must wait until both are healthy, and every option it passes must be one the script
+     * accepts (an unknown one stops the script at once).
+     */
+    @Test
+    void theDemoDrivesIngestAppAndReadServiceThroughAddressesTheyServe() throws IOException {
+        Map<String, String> options = demoOptions();
+        assertThat(options).as("demo options").containsKeys("--attach", "--loadgen-jar", "--metrics-url", "--read-url", "--show-read-url");
+
+        URI metrics = URI.create(options.get("--metrics-url"));
+        Map<String, String> ingest = environment("ingest-app");
+        int metricsPort = Integer.parseInt(ingest.getOrDefault(SinkSettings.METRICS_PORT.envName(),
+                SinkSettings.METRICS_PORT.defaultValue().orElseThrow()));
+        assertThat(metrics.getHost()).as("--metrics-url host").isEqualTo("ingest-app");
+        assertThat(metrics.getPort()).as("--metrics-url port = ingest-app's %s", SinkSettings.METRICS_PORT.envName()).isEqualTo(metricsPort);
+        assertThat(metrics.getPath()).isEqualTo("/metrics");
+        assertThat(declaredPorts("ingest-app")).as("ingest-app exposes its metrics port").contains(metricsPort);
+        assertThat(healthcheckCommand("ingest-app")).as("ingest-app healthcheck").contains("/metrics").contains(Integer.toString(metricsPort));
+
+        URI read = URI.create(options.get("--read-url"));
+        assertServicePort("demo", read.getHost(), read.getPort());
+        assertThat(read.getHost()).as("--read-url host").isEqualTo("read-service");
+        URI shown = URI.create(options.get("--show-read-url"));
+        assertThat(shown.getHost()).as("--show-read-url is for the host").isEqualTo("127.0.0.1");
+        assertThat(publishedPorts("read-service")).as("--show-read-url: read-service's published port").containsEntry(read.getPort(), shown.getPort());
+
+        assertThat(dependsOn("demo")).as("demo starts when both apps are healthy")
+                .containsEntry("ingest-app", "service_healthy").containsEntry("read-service", "service_healthy");
+        assertThat(isOneShot("demo")).as("the demo is one run").isTrue();
+
+        String script = Files.readString(root.resolve("local/demo.sh"));
+        for (String option : options.keySet()) {
+            assertThat(script).as("local/demo.sh accepts %s", option).containsPattern("(?m)^\\s*" + java.util.regex.Pattern.quote(option) + "[=)*]");
+        }
+        assertThat(services.path("demo").path("build").path("target").asText()).as("demo: build target").isEqualTo("demo");
+    }
+
+    /** The demo image: a stage of the app Dockerfile that copies the script, its library and the rules. */
+    @Test
+    void theDemoImageHoldsTheScriptItRuns() throws IOException {
+        Path dockerfile = root.resolve(services.path("demo").path("build").path("dockerfile").asText());
+        List<String> stage = dockerfileStage(dockerfile, services.path("demo").path("build").path("target").asText());
+        assertThat(stage).as("%s: stage demo", dockerfile).isNotEmpty();
+        List<String> copied = new ArrayList<>();
+        for (String line : stage) {
+            String[] words = line.trim().split("\\s+");
+            if (words[0].equals("COPY") && !words[1].startsWith("--from")) copied.add(words[1]);
+        }
+        assertThat(copied).as("%s: demo stage copies", dockerfile).contains("local/demo.sh", "local/lib/common.sh", "rules/default-rules.yaml");
+        for (String source : copied) assertThat(root.resolve(source)).as("%s copies %s", dockerfile, source).isRegularFile();
+        String entrypoint = stage.stream().filter(l -> l.startsWith("ENTRYPOINT")).findFirst().orElse("");
+        assertThat(entrypoint).as("demo entrypoint").contains("local/demo.sh").contains("--attach");
+        // The default target (the last stage) must stay the app image the other services use.
+        List<String> lines = Files.readAllLines(dockerfile);
+        String lastFrom = lines.stream().filter(l -> l.startsWith("FROM ")).reduce((a, b) -> b).orElseThrow();
+        assertThat(lastFrom).as("%s: last stage", dockerfile).doesNotContainIgnoringCase(" AS demo");
     }
 
     @Test
@@ -346,6 +413,38 @@ class ComposeConsistencyTest {
     }
 
     // --- compose model helpers -----------------------------------------------------------------------
+
+    /** The demo's options: the Dockerfile stage's ENTRYPOINT words after the script, then compose's command. */
+    private static Map<String, String> demoOptions() throws IOException {
+        List<String> words = new ArrayList<>();
+        Path dockerfile = root.resolve(services.path("demo").path("build").path("dockerfile").asText());
+        String entrypoint = dockerfileStage(dockerfile, "demo").stream().filter(l -> l.startsWith("ENTRYPOINT")).findFirst().orElse("[]");
+        JsonNode exec = new ObjectMapper().readTree(entrypoint.substring("ENTRYPOINT".length()).trim());
+        boolean afterScript = false;
+        for (JsonNode w : exec) {
+            if (afterScript) words.add(w.asText());
+            afterScript |= w.asText().endsWith("demo.sh");
+        }
+        words.addAll(strings(services.path("demo").path("command")));
+        Map<String, String> options = new LinkedHashMap<>();
+        for (String w : words) {
+            assertThat(w).as("demo argument").startsWith("--");
+            int eq = w.indexOf('=');
+            options.put(eq < 0 ? w : w.substring(0, eq), eq < 0 ? "" : w.substring(eq + 1));
+        }
+        return options;
+    }
+
+    /** Lines of the Dockerfile stage named {@code name} ("FROM ... AS name" up to the next FROM). */
+    private static List<String> dockerfileStage(Path dockerfile, String name) throws IOException {
+        List<String> stage = new ArrayList<>();
+        boolean in = false;
+        for (String line : Files.readAllLines(dockerfile)) {
+            if (line.startsWith("FROM ")) in = line.matches("(?i)FROM\\s+\\S+\\s+AS\\s+" + java.util.regex.Pattern.quote(name) + "\\s*");
+            else if (in && !line.isBlank() && !line.startsWith("#")) stage.add(line);
+        }
+        return stage;
+    }
 
     private interface CosmosEnv {
         String ENDPOINT = CosmosSettings.ENDPOINT.envName();
