@@ -80,14 +80,26 @@ public final class CosmosClients {
      */
     public static CosmosAsyncContainer container(CosmosAsyncClient client, CosmosSettings s) {
         if (s.createIfMissing()) {
-            client.createDatabaseIfNotExists(s.database()).block(Duration.ofSeconds(30));
+            existingOnConflict(client.createDatabaseIfNotExists(s.database()));
             CosmosContainerProperties props = new CosmosContainerProperties(s.container(), PARTITION_KEY_PATH);
             props.setDefaultTimeToLiveInSeconds(-1);
-            client.getDatabase(s.database())
-                    .createContainerIfNotExists(props, ThroughputProperties.createManualThroughput(400))
-                    .block(Duration.ofSeconds(30));
+            existingOnConflict(client.getDatabase(s.database())
+                    .createContainerIfNotExists(props, ThroughputProperties.createManualThroughput(400)));
             log.info("Cosmos container {}/{} ready at {}", s.database(), s.container(), s.endpoint());
         }
         return client.getDatabase(s.database()).getContainer(s.container());
+    }
+
+    /**
+     * "If not exists" is a read, then a create: two instances starting together both read 404, and the
+     * slower create answers 409. The resource exists either way, which is all the caller asked for.
+     */
+    private static void existingOnConflict(reactor.core.publisher.Mono<?> createIfNotExists) {
+        try {
+            createIfNotExists.block(Duration.ofSeconds(30));
+        } catch (com.azure.cosmos.CosmosException e) {
+            if (e.getStatusCode() != 409) throw e;
+            log.debug("created concurrently by another instance: {}", e.getMessage());
+        }
     }
 }

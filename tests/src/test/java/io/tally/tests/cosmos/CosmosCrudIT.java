@@ -14,8 +14,18 @@ import com.azure.cosmos.models.CosmosPatchItemRequestOptions;
 import com.azure.cosmos.models.CosmosPatchOperations;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tally.config.Config;
+import io.tally.cosmos.CosmosClients;
+import io.tally.cosmos.CosmosSettings;
+import io.tally.testsupport.cosmos.CosmosControl.Fault;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 /** Point operations, conditional writes and patch through the SDK, with their request charges. */
 class CosmosCrudIT extends LocalCosmosTestBase {
@@ -42,6 +52,30 @@ class CosmosCrudIT extends LocalCosmosTestBase {
         CosmosContainerProperties read = database.getContainer("created-once").read().block().getProperties();
         assertThat(read.getPartitionKeyDefinition().getPaths()).containsExactly("/pk");
         assertThat(read.getDefaultTimeToLiveInSeconds()).isEqualTo(86_400);
+    }
+
+    /**
+     * Two instances starting together both read "no such database" and both create it; the slower create
+     * answers 409, which must not stop that instance. The read is delayed so that both reads happen before
+     * either create, every time.
+     */
+    @Test
+    void instancesCreatingTheSameContainerAtOnceBothStart() throws Exception {
+        String db = databaseId + "-race";
+        inject(Fault.delay(500).method("GET").path("^/dbs/" + db + "$"));
+        CosmosSettings settings = CosmosSettings.from(Config.load(CosmosSettings.ALL, List.of(), new String[] {
+                "--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=" + db, "--cosmos.container=buckets"}, Map.of()));
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<CosmosAsyncContainer> first = pool.submit(() -> CosmosClients.container(client, settings));
+            Future<CosmosAsyncContainer> second = pool.submit(() -> CosmosClients.container(client, settings));
+            assertThat(first.get().getId()).isEqualTo("buckets");
+            assertThat(second.get().getId()).isEqualTo("buckets");
+            assertThat(client.getDatabase(db).getContainer("buckets").read().block().getStatusCode()).isEqualTo(200);
+        } finally {
+            pool.shutdownNow();
+            client.getDatabase(db).delete().onErrorResume(e -> Mono.empty()).block();
+        }
     }
 
     @Test
