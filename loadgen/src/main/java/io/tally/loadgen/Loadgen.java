@@ -97,7 +97,8 @@ public final class Loadgen {
                 source = generator;
                 unpaced = RateSchedule.of(s).unpaced();
             }
-            UnaryOperator<OutgoingRecord> encode = new RecordEncoder(new SchemaRegistryClient(s.schemaRegistryUrl()), s.topic());
+            UnaryOperator<OutgoingRecord> encode = new RecordEncoder(new SchemaRegistryClient(s.schemaRegistryUrl()), s.topic(),
+                    s.firstV2Sequence(planned));
             if (s.recordFile().isPresent()) {
                 recorder = new StreamRecorder(s.recordFile().get());
                 StreamRecorder rec = recorder;
@@ -151,6 +152,7 @@ public final class Loadgen {
         run.put("acknowledgedByKind", kinds);
         run.put("rulesFile", s.rulesFile().toString());
         run.put("futureSkewMs", s.futureSkew().toMillis());
+        run.put("v2FromFraction", s.v2FromFraction());
         if (s.mode() == LoadgenSettings.Mode.REPLAY) {
             run.put("replayFile", s.replayFile().map(Path::toString).orElse(null));
             run.put("replaySpeed", s.replaySpeed());

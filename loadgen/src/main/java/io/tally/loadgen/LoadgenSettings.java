@@ -31,7 +31,7 @@ public record LoadgenSettings(String bootstrapServers, String schemaRegistryUrl,
                               double refundedFraction, Duration futureSkew, Path rulesFile,
                               Optional<Path> groundTruthFile, Optional<Path> recordFile, Optional<Path> replayFile,
                               double replaySpeed, Duration progressInterval, int maxInFlight,
-                              Map<String, String> kafkaOverrides) {
+                              double v2FromFraction, Map<String, String> kafkaOverrides) {
 
     /** What loadgen does: generate a synthetic stream, or replay a recorded one. */
     public enum Mode { GENERATE, REPLAY }
@@ -128,12 +128,18 @@ public record LoadgenSettings(String bootstrapServers, String schemaRegistryUrl,
     public static final Setting<Integer> MAX_IN_FLIGHT = Setting.integer("loadgen.max-in-flight", 16_384,
             "Records sent but not yet acknowledged, at most (reactor-kafka maxInFlight): the memory bound.").atLeast(1);
 
+    public static final Setting<String> V2_FROM_FRACTION = number("loadgen.schema.v2-from-fraction", "1",
+            "From which point of the stream records are written with TransactionEvent schema version 2 "
+                    + "(schemas/src/main/avro-v2: adds deviceId and loyaltyTier), as a share of the planned records: "
+                    + "1 = never (all version 1), 0.5 = from the middle on, 0 = all version 2. The fields that count "
+                    + "are the same in both versions, so the ground truth does not change.", 0, 1);
+
     public static final List<Setting<?>> ALL = List.of(BOOTSTRAP, REGISTRY, TOPIC, MODE, EVENTS, DURATION, RATE,
             BURST_FACTOR, BURST_START, BURST_DURATION, SEED, DOMAIN, CUSTOMERS, ZIPF_EXPONENT, SKUS, MERCHANTS,
             POSTAL_CODES, AMOUNT_MEDIAN, AMOUNT_SIGMA, START, WINDOW, DUPLICATE_FRACTION, LATE_FRACTION,
             FUTURE_FRACTION, MALFORMED_FRACTION, INVALID_FRACTION, DECLINED_FRACTION, REFUNDED_FRACTION,
             FUTURE_SKEW, RULES_FILE, GROUND_TRUTH_FILE, RECORD_FILE, REPLAY_FILE, REPLAY_SPEED, PROGRESS_INTERVAL,
-            MAX_IN_FLIGHT);
+            MAX_IN_FLIGHT, V2_FROM_FRACTION);
 
     public static LoadgenSettings load(String[] args, Map<String, String> env) {
         return load(args, env, Instant.now());
@@ -174,12 +180,17 @@ public record LoadgenSettings(String bootstrapServers, String schemaRegistryUrl,
                 new BigDecimal(c.get(AMOUNT_MEDIAN)), d(c, AMOUNT_SIGMA), start, window, fractions,
                 d(c, DECLINED_FRACTION), d(c, REFUNDED_FRACTION), c.get(FUTURE_SKEW), Path.of(c.get(RULES_FILE)),
                 optionalPath(c.get(GROUND_TRUTH_FILE)), optionalPath(c.get(RECORD_FILE)), replay,
-                d(c, REPLAY_SPEED), c.get(PROGRESS_INTERVAL), c.get(MAX_IN_FLIGHT), overrides);
+                d(c, REPLAY_SPEED), c.get(PROGRESS_INTERVAL), c.get(MAX_IN_FLIGHT), d(c, V2_FROM_FRACTION), overrides);
     }
 
     /** The number of records a generate run sends: the fixed count, or what the rate schedule fits in the duration. */
     public long plannedRecords() {
         return duration.isZero() ? events : RateSchedule.of(this).recordsWithin(duration);
+    }
+
+    /** Sequence number of the first record written with schema version 2 ({@code planned} when none is). */
+    public long firstV2Sequence(long planned) {
+        return (long) Math.ceil(v2FromFraction * planned);
     }
 
     private static Instant parseStart(String raw, Instant now, Duration window, List<String> problems) {

@@ -3,8 +3,15 @@ package io.tally.loadgen;
 import io.tally.schemas.avro.TransactionEvent;
 import io.tally.schemas.serde.AvroSerializer;
 import io.tally.schemas.serde.SchemaRegistryClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.function.UnaryOperator;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericContainer;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
 
 /**
  * Encodes records before they reach the producer, so valid events and deliberately broken bytes travel
@@ -12,22 +19,59 @@ import java.util.function.UnaryOperator;
  * Confluent wire format (registering the schema on first use); MALFORMED ones get that encoding
  * corrupted by {@link Malformer}.
  *
+ * <p>From sequence {@code firstV2Sequence} on, events are written with schema version 2 (the v1 fields
+ * plus {@code deviceId} and {@code loyaltyTier}, derived from the customer so a run stays reproducible):
+ * a producer upgraded mid-stream. Readers of version 1 resolve both, and nothing that counts differs.
+ *
  * <p>Called from one thread (the pacer's). A registry failure is thrown from {@link #apply} and ends the
  * run: nothing can be produced without a schema id.
  */
 public final class RecordEncoder implements UnaryOperator<OutgoingRecord> {
-    private final AvroSerializer<TransactionEvent> serializer;
-    private final String topic;
+    /** Schema version 2, shipped as a resource of the schemas module. */
+    static final String V2_RESOURCE = "/avro-v2/TransactionEvent.avsc";
+    private static final String[] TIERS = {"NONE", "SILVER", "GOLD"};
 
+    private final AvroSerializer<GenericContainer> serializer;
+    private final String topic;
+    private final long firstV2Sequence;
+    private final Schema v2;
+
+    /** Every record with schema version 1. */
     public RecordEncoder(SchemaRegistryClient registry, String topic) {
+        this(registry, topic, Long.MAX_VALUE);
+    }
+
+    public RecordEncoder(SchemaRegistryClient registry, String topic, long firstV2Sequence) {
         this.serializer = new AvroSerializer<>(registry);
         this.serializer.configure(Map.of(), false);
         this.topic = topic;
+        this.firstV2Sequence = firstV2Sequence;
+        this.v2 = firstV2Sequence == Long.MAX_VALUE ? null : loadV2();
     }
 
     @Override
     public OutgoingRecord apply(OutgoingRecord r) {
-        byte[] wire = serializer.serialize(topic, r.event());
+        GenericContainer value = r.sequence() >= firstV2Sequence ? asV2(r.event()) : r.event();
+        byte[] wire = serializer.serialize(topic, value);
         return r.withValue(r.kind() == RecordKind.MALFORMED ? Malformer.apply(r.malformation(), wire) : wire);
+    }
+
+    /** The event as a version-2 record: every v1 field unchanged, the two new ones from the customer id. */
+    GenericRecord asV2(TransactionEvent e) {
+        GenericRecord r = new GenericData.Record(v2);
+        for (Schema.Field f : TransactionEvent.getClassSchema().getFields()) r.put(f.name(), e.get(f.name()));
+        int h = Math.floorMod(e.getCustomerId().hashCode(), 1_000);
+        r.put("deviceId", h % 10 == 0 ? null : "dev-" + h); // some devices unknown, as the schema allows
+        r.put("loyaltyTier", TIERS[h % TIERS.length]);
+        return r;
+    }
+
+    static Schema loadV2() {
+        try (InputStream in = RecordEncoder.class.getResourceAsStream(V2_RESOURCE)) {
+            if (in == null) throw new IllegalStateException(V2_RESOURCE + " is not on the classpath (schemas jar)");
+            return new Schema.Parser().parse(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + V2_RESOURCE, e);
+        }
     }
 }

@@ -27,12 +27,21 @@ public final class ChildJvm implements AutoCloseable {
 
     /** Starts {@code mainClass} with the test JVM's classpath, the given args and extra environment. */
     public static ChildJvm start(Class<?> mainClass, List<String> args, Map<String, String> env, Path log) {
+        return start(mainClass.getName(), List.of(), args, env, log);
+    }
+
+    /**
+     * As {@link #start(Class, List, Map, Path)}, by class name (a Scala object such as {@code kafka.Kafka}),
+     * with extra JVM options ({@code -D...}) placed before the main class.
+     */
+    public static ChildJvm start(String mainClass, List<String> jvmOptions, List<String> args, Map<String, String> env, Path log) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx512m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path")));
+        cmd.addAll(jvmOptions);
         for (String p : List.of("javax.net.ssl.trustStore", "javax.net.ssl.trustStorePassword", "javax.net.ssl.trustStoreType")) {
             if (System.getProperty(p) != null) cmd.add("-D" + p + "=" + System.getProperty(p)); // trust the local Cosmos endpoint too
         }
-        cmd.add(mainClass.getName());
+        cmd.add(mainClass);
         cmd.addAll(args);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putAll(env);
@@ -40,7 +49,7 @@ public final class ChildJvm implements AutoCloseable {
             Files.createDirectories(log.getParent());
             return new ChildJvm(pb.start(), log);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + mainClass.getName(), e);
+            throw new UncheckedIOException("cannot start " + mainClass, e);
         }
     }
 
@@ -62,6 +71,17 @@ public final class ChildJvm implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         return process.exitValue();
+    }
+
+    /** Waits for the process to end by itself (a command-line tool); its exit code, or empty after the timeout. */
+    public java.util.OptionalInt awaitExit(Duration timeout) {
+        try {
+            return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                    ? java.util.OptionalInt.of(process.exitValue()) : java.util.OptionalInt.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return java.util.OptionalInt.empty();
+        }
     }
 
     public boolean isAlive() {

@@ -1,0 +1,135 @@
+package io.tally.tests.guarantees;
+
+import io.tally.testsupport.process.ChildJvm;
+import io.tally.testsupport.process.Ports;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One ingest-app instance of a {@link Pipeline}, in its own JVM: the same arguments, state directory and
+ * log file across restarts, as a supervised process on one machine would have. Each start gets fresh
+ * ports for its sink metrics ({@code /metrics}) and its consumer counters ({@code /consumed}); counters
+ * start from zero with each process.
+ */
+final class IngestNode implements AutoCloseable {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    final String name;
+    final String role;
+    private final List<String> args;
+    private final Path log;
+    private ChildJvm jvm;
+    private int metricsPort;
+    private int observePort;
+    private int starts;
+
+    IngestNode(String name, String role, List<String> args, Path log) {
+        this.name = name;
+        this.role = role;
+        this.args = List.copyOf(args);
+        this.log = log;
+    }
+
+    synchronized IngestNode start() {
+        if (jvm != null && jvm.isAlive()) throw new IllegalStateException(name + " is running");
+        metricsPort = Ports.free();
+        observePort = Ports.free();
+        List<String> all = new ArrayList<>(args);
+        all.add("--sink.metrics.port=" + metricsPort);
+        jvm = ChildJvm.start(ObservedIngestMain.class.getName(), List.of("-Dtally.observe.port=" + observePort), all, Map.of(), log);
+        starts++;
+        return this;
+    }
+
+    /** SIGKILL: no commit, no flush, no close. */
+    synchronized void kill() {
+        jvm.kill();
+    }
+
+    /** SIGTERM and a clean shutdown. */
+    synchronized void stop() {
+        if (jvm != null && jvm.isAlive()) jvm.stop(Duration.ofSeconds(40));
+    }
+
+    synchronized boolean isAlive() {
+        return jvm != null && jvm.isAlive();
+    }
+
+    synchronized int starts() {
+        return starts;
+    }
+
+    String logTail() {
+        return io.tally.testsupport.process.Processes.tail(log);
+    }
+
+    /** Prometheus samples of the sink role ({@code name{labels}} -> value); empty when not answering. */
+    Map<String, Double> metrics() {
+        return parse(get(metricsPort, "/metrics"));
+    }
+
+    /** A sink metric summed over its labels, e.g. {@code tally_sink_updates_consumed_total}; 0 when absent. */
+    double metric(String name) {
+        return metric(name, "");
+    }
+
+    /** A sink metric summed over the samples whose labels contain {@code label}, e.g. {@code outcome="stale"}. */
+    double metric(String name, String label) {
+        return metrics().entrySet().stream()
+                .filter(e -> e.getKey().equals(name) || e.getKey().startsWith(name + "{"))
+                .filter(e -> e.getKey().contains(label))
+                .mapToDouble(Map.Entry::getValue).sum();
+    }
+
+    /** Records this process's consumers have fetched, per topic (Kafka's '.'→'_' topic tag); empty when not answering. */
+    Map<String, Double> consumed() {
+        return parse(get(observePort, "/consumed"));
+    }
+
+    /** Records of {@code topic} this process has consumed so far; 0 before its consumers fetched any. */
+    double consumed(String topic) {
+        return consumed().getOrDefault(topic.replace('.', '_'), 0.0);
+    }
+
+    private String get(int port, String path) {
+        if (!isAlive()) return "";
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? r.body() : "";
+        } catch (IOException e) {
+            return ""; // still starting, or just killed
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
+    private static Map<String, Double> parse(String body) {
+        Map<String, Double> out = new TreeMap<>();
+        body.lines().filter(l -> !l.isBlank() && !l.startsWith("#")).forEach(l -> {
+            int space = l.lastIndexOf(' ');
+            String key = l.substring(0, space);
+            try {
+                out.merge(key, Double.parseDouble(l.substring(space + 1)), Double::sum);
+            } catch (NumberFormatException e) {
+                // NaN-like samples carry nothing a test counts
+            }
+        });
+        return out;
+    }
+
+    @Override
+    public void close() {
+        if (isAlive()) kill();
+    }
+}
