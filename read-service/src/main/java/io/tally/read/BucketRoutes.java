@@ -74,6 +74,7 @@ final class BucketRoutes {
         this.limits = limits;
         this.readyTimeout = readyTimeout;
         this.openApi = openApi;
+        metrics.inFlight(inFlight::get);
     }
 
     void register(HttpServerRoutes routes) {

@@ -1,5 +1,6 @@
 package io.tally.read;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -20,6 +21,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code tally_read_cosmos_seconds} — each Cosmos call behind a request, tags {@code operation}
  *       (read, range, rollup, features, probe) and {@code status} (HTTP status, or the Cosmos status code);
  *       the difference to the request histogram is the service's own overhead.</li>
+ *   <li>{@code tally_read_in_flight_requests} — /v1 requests admitted and not yet answered; above
+ *       {@code read.max-in-flight-requests} the service sheds (503). By Little's law it is the request rate times the
+ *       latency: with Cosmos 10 ms slower, 3,000 req/s hold ~30 more requests in flight.</li>
  *   <li>JVM memory, threads and CPU.</li>
  * </ul>
  * Thread-safe (Micrometer meters are).
@@ -47,6 +51,11 @@ final class ReadMetrics {
     void cosmos(String operation, int status, long nanos) {
         timer("tally.read.cosmos", "Cosmos calls behind the requests, by operation and outcome.", "operation", operation, status)
                 .record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    void inFlight(java.util.function.Supplier<Number> requests) {
+        Gauge.builder("tally.read.in.flight.requests", requests)
+                .description("/v1 requests admitted and not yet answered (shed above read.max-in-flight-requests)").register(registry);
     }
 
     private Timer timer(String name, String description, String tagKey, String tagValue, int status) {

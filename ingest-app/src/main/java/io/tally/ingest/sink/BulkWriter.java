@@ -43,11 +43,14 @@ import reactor.util.retry.Retry;
  */
 public final class BulkWriter implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BulkWriter.class);
+    /** Clean calls the Little's-law estimate is taken over: a few rounds of the limit, so it follows a latency change in seconds. */
+    private static final int SIZER_WINDOW = 32;
 
     private final SinkSettings settings;
     private final BulkExecutor executor;
     private final DeadLetterPublisher deadLetters;
     private final SinkMetrics metrics;
+    private final LittleSizer sizer;
     private final AimdLimiter limiter;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger stalledWrites = new AtomicInteger();
@@ -61,11 +64,18 @@ public final class BulkWriter implements AutoCloseable {
         this.executor = executor;
         this.deadLetters = deadLetters;
         this.metrics = metrics;
+        this.sizer = new LittleSizer(settings.targetRate(), settings.concurrencyMax(), settings.maxInFlightDocuments(), SIZER_WINDOW,
+                settings.microBatchSize());
         // Cooldown 1 s: longer than one bulk call's round trip, so the calls that were in flight together when a
-        // throttle hit count as one congestion signal, not log2(limit) of them.
+        // throttle hit count as one congestion signal, not log2(limit) of them. Floor hold-off 10 s: a throttled sink
+        // grows back by AIMD alone instead of jumping back to the level that was just throttled.
         this.limiter = new AimdLimiter(settings.concurrencyInitial(), settings.concurrencyMin(), settings.concurrencyMax(),
-                TimeUnit.SECONDS.toNanos(1));
+                TimeUnit.SECONDS.toNanos(1), sizer::floor, TimeUnit.SECONDS.toNanos(10));
         metrics.gauge("tally.sink.concurrency.limit", "AIMD limit of concurrent bulk calls", limiter::limit);
+        metrics.gauge("tally.sink.target.concurrency", "bulk calls needed in flight for sink.target-rate at the observed call "
+                + "latency (Little's law), within sink.concurrency.max and sink.max-in-flight-documents", sizer::target);
+        metrics.gauge("tally.sink.call.latency.seconds", "median latency of the recent clean bulk calls (the sizing input)",
+                sizer::latencySeconds);
         metrics.gauge("tally.sink.in.flight.documents", "documents handed to Cosmos, not yet durable", inFlight::get);
         metrics.gauge("tally.sink.stalled.writes", "writes past their retry bound, retried at the longest backoff", stalledWrites::get);
     }
@@ -93,6 +103,9 @@ public final class BulkWriter implements AutoCloseable {
     public boolean stalled() { return stalledWrites.get() > 0; }
 
     public int concurrencyLimit() { return limiter.limit(); }
+
+    /** Bulk calls needed in flight at the observed latency ({@link LittleSizer#target()}); 0 while unknown. */
+    public int targetConcurrency() { return sizer.target(); }
 
     public Throwable failure() { return failure.get(); }
 
@@ -153,17 +166,15 @@ public final class BulkWriter implements AutoCloseable {
         return executor.execute(writes).collectList()
                 .onErrorResume(e -> Mono.just(writes.stream() // the whole call failed: every write gets the call's error
                         .map(w -> new ItemResult(w, statusOf(e), 0, Duration.ZERO, 0, e)).toList()))
-                .map(results -> {
-                    metrics.call(writes.size(), Duration.ofNanos(System.nanoTime() - t0));
-                    return handle(writes, results);
-                });
+                .map(results -> handle(writes, results, System.nanoTime() - t0));
     }
 
     private static int statusOf(Throwable e) {
         return e instanceof com.azure.cosmos.CosmosException ce ? ce.getStatusCode() : 0;
     }
 
-    private Outcome handle(List<BucketWrite> writes, List<ItemResult> results) {
+    private Outcome handle(List<BucketWrite> writes, List<ItemResult> results, long callNanos) {
+        metrics.call(writes.size(), Duration.ofNanos(callNanos));
         List<BucketWrite> now = new ArrayList<>();
         List<BucketWrite> later = new ArrayList<>();
         List<Mono<Void>> dead = new ArrayList<>();
@@ -205,6 +216,8 @@ public final class BulkWriter implements AutoCloseable {
                 }
             }
         } finally {
+            // Only clean calls size the limit: a throttled call's latency measures the congestion, not the service time.
+            if (!congested) sizer.record(writes.size(), callNanos);
             limiter.release(congested);
         }
         return new Outcome(now, later, delay, dead);

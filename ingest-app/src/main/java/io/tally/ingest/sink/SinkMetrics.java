@@ -15,7 +15,8 @@ import java.util.function.Supplier;
  * {@code tally_sink_updates_consumed_total}, {@code tally_sink_documents_written_total{outcome=written|stale|dead_lettered}},
  * {@code tally_sink_request_units_total}, {@code tally_sink_window_coalescing_ratio} (updates per document),
  * {@code tally_sink_bulk_call_operations}, {@code tally_sink_bulk_call_seconds} (p50/p95/p99),
- * {@code tally_sink_retries_total{status}}, {@code tally_sink_throttled_total}, {@code tally_sink_concurrency_limit},
+ * {@code tally_sink_retries_total{status}}, {@code tally_sink_throttled_total},
+ * {@code tally_sink_concurrency_limit}, {@code tally_sink_target_concurrency}, {@code tally_sink_call_latency_seconds},
  * {@code tally_sink_in_flight_documents}, {@code tally_sink_stalled_writes}, {@code tally_sink_consumer_lag}.
  * RU/s, documents/s and the throttle rate are {@code rate()} of the counters.
  *

@@ -17,11 +17,12 @@ import java.util.List;
  * @param flushWindow         a window is written at the latest this long after its first update
  * @param maxInFlightDocuments documents submitted to Cosmos and not yet durable; at the cap the consumer pauses
  * @param throttleRetriesInSdk 429 retries the SDK makes itself before the sink sees the 429 (0: the sink owns them)
+ * @param targetRate          documents per second the concurrency limit is sized for (Little's law, {@link LittleSizer})
  */
 public record SinkSettings(String groupId, Duration pollTimeout,
                            int windowMaxRecords, Duration flushWindow, int maxInFlightDocuments, Duration commitInterval,
                            Duration revokeDrainTimeout, int chunkSize, int microBatchSize, int microBatchConcurrency,
-                           int concurrencyInitial, int concurrencyMin, int concurrencyMax,
+                           int concurrencyInitial, int concurrencyMin, int concurrencyMax, int targetRate,
                            int retryMaxAttempts, Duration retryInitialBackoff, Duration retryMaxBackoff, Duration retryMaxElapsed,
                            int ruBudget, int throttleRetriesInSdk, int metricsPort) {
 
@@ -58,6 +59,12 @@ public record SinkSettings(String groupId, Duration pollTimeout,
             "AIMD limit floor: the limit is halved on throttling or timeouts, never below this.").atLeast(1);
     public static final Setting<Integer> CONCURRENCY_MAX = Setting.integer("sink.concurrency.max", 32,
             "AIMD limit ceiling: the limit grows by one per clean round of bulk calls up to this.").atLeast(1);
+    public static final Setting<Integer> TARGET_RATE = Setting.integer("sink.target-rate", 20_000,
+            "Documents per second this sink process should be able to write (its catch-up rate). With the observed bulk-call "
+                    + "latency it gives the calls needed in flight (Little's law: rate x latency / operations per call); below that "
+                    + "the AIMD limit doubles per clean call, unless throttled in the last 10 s or the calls are queueing at the "
+                    + "endpoint, still within sink.concurrency.max and sink.max-in-flight-documents. Default: 250K updates/s over "
+                    + "8 instances, coalesced. 0 = AIMD alone.").atLeast(0);
     public static final Setting<Integer> RETRY_ATTEMPTS = Setting.integer("sink.retry.max-attempts", 12,
             "Attempts of one document (408, 410, 429, 449, 503, ...) before the sink stalls: it then stops taking new "
                     + "updates and committing, and keeps retrying at sink.retry.max-backoff.ms (nothing is dropped).").atLeast(1);
@@ -78,7 +85,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
 
     public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_RECORDS, FLUSH_WINDOW,
             MAX_IN_FLIGHT, COMMIT_INTERVAL, REVOKE_DRAIN, CHUNK_SIZE, MICRO_BATCH, MICRO_BATCH_CONCURRENCY, CONCURRENCY_INITIAL,
-            CONCURRENCY_MIN, CONCURRENCY_MAX, RETRY_ATTEMPTS, RETRY_INITIAL, RETRY_MAX, RETRY_ELAPSED, RU_BUDGET,
+            CONCURRENCY_MIN, CONCURRENCY_MAX, TARGET_RATE, RETRY_ATTEMPTS, RETRY_INITIAL, RETRY_MAX, RETRY_ELAPSED, RU_BUDGET,
             SDK_THROTTLE_RETRIES, METRICS_PORT);
 
     /** Cross-field checks; every problem is listed at once. */
@@ -112,7 +119,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
         return new SinkSettings(c.get(GROUP_ID), c.get(POLL_TIMEOUT), c.get(WINDOW_RECORDS),
                 c.get(FLUSH_WINDOW), c.get(MAX_IN_FLIGHT), c.get(COMMIT_INTERVAL), c.get(REVOKE_DRAIN), c.get(CHUNK_SIZE),
                 c.get(MICRO_BATCH), c.get(MICRO_BATCH_CONCURRENCY), c.get(CONCURRENCY_INITIAL), c.get(CONCURRENCY_MIN),
-                c.get(CONCURRENCY_MAX), c.get(RETRY_ATTEMPTS), c.get(RETRY_INITIAL), c.get(RETRY_MAX), c.get(RETRY_ELAPSED),
+                c.get(CONCURRENCY_MAX), c.get(TARGET_RATE), c.get(RETRY_ATTEMPTS), c.get(RETRY_INITIAL), c.get(RETRY_MAX), c.get(RETRY_ELAPSED),
                 c.get(RU_BUDGET), c.get(SDK_THROTTLE_RETRIES), c.get(METRICS_PORT));
     }
 

@@ -33,6 +33,7 @@ class BulkWriterTest {
         final List<String> calls = new CopyOnWriteArrayList<>(); // "id:KIND"
         final AtomicInteger concurrent = new AtomicInteger();
         volatile int maxConcurrent;
+        volatile Duration latency = Duration.ofMillis(2);
 
         Script on(String id, String... statuses) {
             next.computeIfAbsent(id, k -> new ArrayDeque<>()).addAll(List.of(statuses));
@@ -41,8 +42,10 @@ class BulkWriterTest {
 
         @Override
         public Flux<ItemResult> execute(List<BucketWrite> writes) {
-            return Mono.delay(Duration.ofMillis(2)).flatMapMany(t -> {
+            return Mono.defer(() -> { // a call counts as concurrent from its start to its answer
                 maxConcurrent = Math.max(maxConcurrent, concurrent.incrementAndGet());
+                return Mono.delay(latency);
+            }).flatMapMany(t -> {
                 List<ItemResult> out = new ArrayList<>();
                 for (BucketWrite w : writes) {
                     calls.add(w.doc.id() + ":" + w.kind);
@@ -180,5 +183,43 @@ class BulkWriterTest {
         }
         assertThat(script.maxConcurrent).isEqualTo(1);
         assertThat(tracker.committable()).isEqualTo(Map.of(P0, new OffsetAndMetadata(200)));
+    }
+
+    /**
+     * 600 documents in calls of 10 that take 100 ms each (long enough that a loaded machine's late timers do not look
+     * like queueing); returns {Little's-law target after the last call, highest limit}
+     * (the highest: on a loaded machine late timers can look like queueing and cut the limit afterwards).
+     */
+    private int[] writeSlowly(String targetRate) throws Exception {
+        String[] ids = new String[600];
+        for (int i = 0; i < ids.length; i++) ids[i] = "id" + i;
+        script.latency = Duration.ofMillis(100);
+        try (BulkWriter w = writer(settings("--sink.bulk.chunk-size=10", "--sink.bulk.micro-batch-size=10",
+                "--sink.concurrency.initial=1", "--sink.target-rate=" + targetRate))) {
+            submit(w, ids);
+            int[] highest = {0};
+            await(() -> {
+                highest[0] = Math.max(highest[0], w.concurrencyLimit());
+                return w.inFlightDocuments() == 0;
+            });
+            return new int[] {w.targetConcurrency(), highest[0]};
+        }
+    }
+
+    @Test
+    void slowCallsLiftTheLimitToTheLittlesLawTargetQuickly() throws Exception {
+        // 10,000 docs/s x >= 100 ms per call / 10 docs per call: >= 100 calls in flight, 32 at most (sink.concurrency.max).
+        // AIMD alone, from 1, reaches about 11 within these 60 calls; a doubling per 8 calls reaches 32 after 40.
+        int[] targetAndLimit = writeSlowly("10000");
+        assertThat(targetAndLimit[0]).isGreaterThanOrEqualTo(20);
+        assertThat(targetAndLimit[1]).isGreaterThanOrEqualTo(20);
+        assertThat(script.maxConcurrent).as("more calls actually went out together").isGreaterThan(12);
+    }
+
+    @Test
+    void withoutATargetRateTheLimitGrowsByAimdAlone() throws Exception {
+        int[] targetAndLimit = writeSlowly("0");
+        assertThat(targetAndLimit[0]).isZero();
+        assertThat(targetAndLimit[1]).isLessThan(20);
     }
 }

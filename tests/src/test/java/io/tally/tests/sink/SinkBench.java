@@ -81,7 +81,7 @@ public final class SinkBench {
         // 1. Tally sink.
         String prefix = "bench-" + run + "-";
         String topic = Topics.Names.withPrefix(prefix).bucketUpdates();
-        kafka.createTopics(List.of(TestKafka.topic(topic, 6, Map.of()), TestKafka.topic(topic + ".dlq", 1, Map.of())));
+        kafka.createTopics(List.of(TestKafka.topic(topic, 6, Map.of("cleanup.policy", "compact")), TestKafka.topic(topic + ".dlq", 1, Map.of())));
         double produceSeconds = produce(kafka, topic, updates, BUCKETS, 1);
         long[] ends = endOffsets(kafka, topic);
         IngestSettings settings = IngestSettings.load(new String[] {"--ingest.role=sink", "--kafka.bootstrap.servers=" + kafka.bootstrapServers(),
@@ -118,7 +118,7 @@ public final class SinkBench {
         // 3. Heap with a backlog.
         String prefix2 = "backlog-" + run + "-";
         String topic2 = Topics.Names.withPrefix(prefix2).bucketUpdates();
-        kafka.createTopics(List.of(TestKafka.topic(topic2, 6, Map.of()), TestKafka.topic(topic2 + ".dlq", 1, Map.of())));
+        kafka.createTopics(List.of(TestKafka.topic(topic2, 6, Map.of("cleanup.policy", "compact")), TestKafka.topic(topic2 + ".dlq", 1, Map.of())));
         double backlogProduce = produce(kafka, topic2, backlog, 1_000_000, 7);
         List<String> heap = heapUnderBacklog(kafka, cosmos, prefix2, run);
 
@@ -134,6 +134,7 @@ public final class SinkBench {
           .append("Command: `./mvnw -q -pl tests -am test-compile dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt -Dmdep.includeScope=test && ")
           .append("cd tests && java -Xmx3g -cp target/test-classes:target/classes:$(cat /tmp/cp.txt) io.tally.tests.sink.SinkBench ")
           .append(updates).append(' ').append(backlog).append("`\n\n")
+          .append("Under added Cosmos latency (0, 2, 10, 50 ms per request), Tally vs AIMD alone vs naive: docs/benchmarks/sink-latency.md.\n\n")
           .append("## 1–2. Tally sink vs naive, same topic, same run\n\n")
           .append(String.format(Locale.ROOT, "Workload: %,d bucket updates (absolute values, ver +1 per update) over %,d buckets, Zipf s=%.1f, "
                   + "produced in %.1f s before either sink starts (a backlog), 6 partitions. Both run until every offset is committed.%n%n",
@@ -226,23 +227,32 @@ public final class SinkBench {
     }
 
     /** One upsert per record, 32 in flight, commit after each poll's upserts; returns {seconds, RU}. */
-    static double[] naive(TestKafka kafka, String topic, CosmosAsyncContainer container, int expected) {
+    public static double[] naive(TestKafka kafka, String topic, CosmosAsyncContainer container, int expected) {
+        return naive(kafka, topic, container, expected, Duration.ofDays(1), new AtomicLong());
+    }
+
+    /**
+     * The naive sink until {@code expected} records are written or {@code limit} has passed, counting written records in
+     * {@code progress} (for time series); returns {seconds, RU, records written}.
+     */
+    public static double[] naive(TestKafka kafka, String topic, CosmosAsyncContainer container, long expected, Duration limit, AtomicLong progress) {
         double ru = 0;
         long seen = 0;
         long t0 = System.nanoTime();
+        long deadline = t0 + limit.toNanos();
         try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
                 ConsumerConfig.GROUP_ID_CONFIG, "naive-" + UUID.randomUUID(), ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false), new StringDeserializer(), new ByteArrayDeserializer())) {
             c.subscribe(List.of(topic));
             CosmosItemRequestOptions noContent = new CosmosItemRequestOptions().setContentResponseOnWriteEnabled(false);
-            while (seen < expected) {
+            while (seen < expected && System.nanoTime() < deadline) {
                 ConsumerRecords<String, byte[]> records = c.poll(Duration.ofMillis(200));
                 List<ConsumerRecord<String, byte[]>> list = new ArrayList<>();
                 records.forEach(list::add);
                 Double charge = Flux.fromIterable(list)
                         .flatMap(r -> {
                             BucketDocument d = decode(r.value());
-                            return container.upsertItem(d, new PartitionKey(d.pk()), noContent);
+                            return container.upsertItem(d, new PartitionKey(d.pk()), noContent).doOnNext(x -> progress.incrementAndGet());
                         }, 32)
                         .map(resp -> resp.getRequestCharge()).reduce(0.0, Double::sum).block();
                 ru += charge == null ? 0 : charge;
@@ -250,7 +260,7 @@ public final class SinkBench {
                 if (!list.isEmpty()) c.commitSync();
             }
         }
-        return new double[] {(System.nanoTime() - t0) / 1e9, ru};
+        return new double[] {(System.nanoTime() - t0) / 1e9, ru, seen};
     }
 
     private static BucketDocument decode(byte[] b) {
