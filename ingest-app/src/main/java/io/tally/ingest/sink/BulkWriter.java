@@ -30,7 +30,7 @@ import reactor.util.retry.Retry;
  * once; transient failures go back after an exponential backoff with full jitter, never shorter than
  * the service's retry-after; 400/413/422 go to the DLQ and complete there.
  *
- * <p>Bounds: a write that used up {@code sink.retry.max-attempts} or {@code sink.retry.max-elapsed.ms}
+ * <p>Bounds (429s excepted, see {@link #throttled}): a write that used up {@code sink.retry.max-attempts} or {@code sink.retry.max-elapsed.ms}
  * is <em>stalled</em>: it keeps being retried every {@code sink.retry.max-backoff.ms} (nothing is ever
  * dropped), its partition's commits stop behind it, and {@link #stalled()} tells the poll loop to pause
  * every partition until it goes through. In-flight documents are capped by the poll loop through
@@ -196,9 +196,14 @@ public final class BulkWriter implements AutoCloseable {
                     case PATCH_INSTEAD -> { w.kind = WriteKind.PATCH_IF_NEWER; now.add(w); }
                     case RETRY, RETRY_CONGESTED -> {
                         congested |= d == Decision.RETRY_CONGESTED;
-                        if (r.status() == 429) metrics.throttled.increment();
                         metrics.retry(r.status(), r.subStatus());
-                        Duration wait = backoff(w, r.retryAfter());
+                        Duration wait;
+                        if (r.status() == 429) {
+                            metrics.throttled.increment();
+                            wait = throttled(w, r.retryAfter());
+                        } else {
+                            wait = backoff(w, r.retryAfter());
+                        }
                         if (wait.compareTo(delay) > 0) delay = wait;
                         later.add(w);
                         if (log.isDebugEnabled()) log.debug("retrying {} after {}:{}", w, r.status(), r.subStatus());
@@ -254,6 +259,19 @@ public final class BulkWriter implements AutoCloseable {
                 settings.retryInitialBackoff().toMillis() << Math.min(20, Math.max(0, w.attempt - 1)));
         Duration jittered = Duration.ofMillis(ThreadLocalRandom.current().nextLong(ceiling + 1));
         return max(jittered, retryAfter);
+    }
+
+    /**
+     * A 429 is the service answering "not now, in retry-after": a request budget spent, not an outage. It
+     * restarts the write's attempt count and elapsed clock, so a sustained budget below demand slows the
+     * sink to the budget (the limiter halves, each write waits its retry-after) instead of stalling it and
+     * dropping to one retry per max backoff. The stall bound stays for what has no such answer (503, 408,
+     * lost connections).
+     */
+    Duration throttled(BucketWrite w, Duration retryAfter) {
+        w.attempt = 0;
+        Duration jitter = Duration.ofMillis(ThreadLocalRandom.current().nextLong(settings.retryInitialBackoff().toMillis() + 1));
+        return max(jitter, retryAfter);
     }
 
     private static Duration max(Duration a, Duration b) {

@@ -160,6 +160,22 @@ class BulkWriterTest {
     }
 
     @Test
+    void throttlingPastTheRetryBoundSlowsTheWriteButNeverStallsIt() throws Exception {
+        script.on("busy", "429:5", "429:5", "429:5", "429:5", "429:5", "429:5", "429:5", "429:5");
+        List<Boolean> stalledSeen = new CopyOnWriteArrayList<>();
+        try (BulkWriter w = writer(settings("--sink.retry.max-attempts=3"))) {
+            submit(w, "busy", "fine");
+            while (w.inFlightDocuments() > 0) {
+                stalledSeen.add(w.stalled());
+                Thread.sleep(1);
+            }
+        }
+        assertThat(stalledSeen).as("eight 429s in a row, past max-attempts=3, never stall the writer").doesNotContain(true);
+        assertThat(script.calls.stream().filter(c -> c.startsWith("busy:"))).hasSize(9);
+        assertThat(tracker.committable()).isEqualTo(Map.of(P0, new OffsetAndMetadata(2)));
+    }
+
+    @Test
     void abandonedPartitionsAreNeverWrittenAgainNorCommitted() throws Exception {
         script.on("gone", "503:300");
         try (BulkWriter w = writer(settings())) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tally.config.Config;
 import io.tally.config.Setting;
 import io.tally.ingest.app.IngestSettings;
+import io.tally.ingest.replay.ReplaySettings;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.read.ReadSettings;
 import java.nio.file.Files;
@@ -25,6 +26,7 @@ class SettingsDocsTest {
         apps.put("ingest-app", IngestSettings.all());
         apps.put("read-service", ReadSettings.all());
         apps.put("loadgen", LoadgenSettings.ALL);
+        apps.put("replay (./tally replay; ingest-app's settings apply too)", ReplaySettings.ALL);
         return apps;
     }
 
