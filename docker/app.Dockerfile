@@ -58,7 +58,7 @@ WORKDIR /opt/tally
 COPY --from=build /src/${MODULE}/target/lib/ /opt/tally/lib/
 COPY --from=build /src/${MODULE}/target/${MODULE}.jar /opt/tally/${MODULE}.jar
 ENV APP_JAR=/opt/tally/${MODULE}.jar \
-    JAVA_OPTS="-XX:MaxRAMPercentage=75.0"
+    JAVA_OPTS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError"
 USER 10001:10001
 # A shell only to expand JAVA_OPTS; exec makes java PID 1, so it receives SIGTERM from `docker stop`
 # and shuts down cleanly. Arguments after the image name become application flags (--key=value).

@@ -36,7 +36,7 @@ public final class ChildJvm implements AutoCloseable {
      */
     public static ChildJvm start(String mainClass, List<String> jvmOptions, List<String> args, Map<String, String> env, Path log) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path")));
+                "-Xmx512m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-cp", System.getProperty("java.class.path")));
         cmd.addAll(jvmOptions);
         for (String p : List.of("javax.net.ssl.trustStore", "javax.net.ssl.trustStorePassword", "javax.net.ssl.trustStoreType")) {
             if (System.getProperty(p) != null) cmd.add("-D" + p + "=" + System.getProperty(p)); // trust the local Cosmos endpoint too

@@ -45,7 +45,8 @@ final class IngestNode implements AutoCloseable {
         observePort = Ports.free();
         List<String> all = new ArrayList<>(args);
         all.add("--sink.metrics.port=" + metricsPort);
-        jvm = ChildJvm.start(ObservedIngestMain.class.getName(), List.of("-Dtally.observe.port=" + observePort), all, Map.of(), log);
+        // The heap ./tally gives ingest-app (TALLY_APP_HEAP): one JVM runs the Streams app and the sink here.
+        jvm = ChildJvm.start(ObservedIngestMain.class.getName(), List.of("-Xmx1g", "-Dtally.observe.port=" + observePort), all, Map.of(), log);
         starts++;
         return this;
     }
