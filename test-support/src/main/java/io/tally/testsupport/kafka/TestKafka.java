@@ -10,7 +10,12 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.FeatureUpdate;
 import org.apache.kafka.clients.admin.UpdateFeaturesOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.Deserializer;
 import io.tally.schemas.topics.TopicProvisioner;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -142,5 +147,26 @@ public final class TestKafka {
 
     public static NewTopic topic(String name, int partitions, Map<String, String> configs) {
         return new NewTopic(name, partitions, (short) 1).configs(configs);
+    }
+
+    /**
+     * Every committed record of {@code topic}, from the beginning to its end as of the call (reading stops after a
+     * minute whatever it has): what a test compares with its expectation once the producers are done.
+     */
+    public static <K, V> List<ConsumerRecord<K, V>> readCommitted(String bootstrapServers, String topic,
+                                                                   Deserializer<K> keys, Deserializer<V> values) {
+        List<ConsumerRecord<K, V>> out = new java.util.ArrayList<>();
+        try (KafkaConsumer<K, V> c = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), keys, values)) {
+            List<TopicPartition> parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = c.endOffsets(parts);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        return out;
     }
 }

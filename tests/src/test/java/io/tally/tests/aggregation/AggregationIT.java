@@ -20,7 +20,6 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,9 +28,7 @@ import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -162,29 +159,9 @@ class AggregationIT {
         return out;
     }
 
-    /** Every committed record of a topic, from the beginning to the current end. */
-    private static <K, V> List<ConsumerRecord<K, V>> readAll(TestKafka kafka, String topic,
-                                                             org.apache.kafka.common.serialization.Deserializer<K> keys,
-                                                             org.apache.kafka.common.serialization.Deserializer<V> values) throws Exception {
-        List<ConsumerRecord<K, V>> out = new ArrayList<>();
-        try (KafkaConsumer<K, V> c = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), keys, values)) {
-            List<TopicPartition> parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = c.endOffsets(parts);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
-                c.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
-        }
-        return out;
-    }
-
     private static void assertMatchesTruth(TestKafka kafka, Topics.Names topics, JsonNode truth) throws Exception {
         Map<String, BucketDocument> latest = new HashMap<>();
-        for (ConsumerRecord<String, BucketDocument> r : readAll(kafka, topics.bucketUpdates(), new StringDeserializer(),
+        for (ConsumerRecord<String, BucketDocument> r : TestKafka.readCommitted(kafka.bootstrapServers(), topics.bucketUpdates(), new StringDeserializer(),
                 BucketDocumentSerde.serde().deserializer())) {
             latest.merge(r.key(), r.value(), (a, b) -> b.ver() > a.ver() ? b : a);
         }
@@ -208,7 +185,7 @@ class AggregationIT {
         }
 
         Map<String, Long> dlqByReason = new TreeMap<>();
-        for (ConsumerRecord<byte[], byte[]> r : readAll(kafka, topics.transactionsDlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        for (ConsumerRecord<byte[], byte[]> r : TestKafka.readCommitted(kafka.bootstrapServers(), topics.transactionsDlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             dlqByReason.merge(new String(r.headers().lastHeader(DeadLetters.REASON).value(), StandardCharsets.UTF_8), 1L, Long::sum);
         }
         Map<String, Long> expectedDlq = new TreeMap<>();

@@ -35,9 +35,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
+import io.tally.testsupport.kafka.TestKafka;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
@@ -295,17 +294,7 @@ final class Pipeline implements AutoCloseable {
 
     /** Every committed record of {@code topic}, from the beginning to its end as of now (at most a minute of reading). */
     void readAll(String topic, java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> each) {
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = c.endOffsets(parts);
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
-                c.poll(Duration.ofMillis(200)).forEach(each);
-            }
-        }
+        TestKafka.readCommitted(bootstrap, topic, new ByteArrayDeserializer(), new ByteArrayDeserializer()).forEach(each);
     }
 
     /** Records not yet committed by a consumer group, per partition with any; empty when caught up. */
