@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Usage: ./tally demo [--keep-running] | --attach --metrics-url=URL --read-url=URL --loadgen-jar=PATH
+#
 # ./tally demo: the whole path, live. Brings the local stack up, starts ingest-app (both roles) and
 # read-service, and runs loadgen in the background: a few thousand events over the last hours, with a
 # burst. One progress line per second shows events produced and ingested, bucket updates, documents
@@ -33,7 +35,7 @@ for arg in "$@"; do
     --read-url=*) READ_URL=${arg#*=} ;;
     --show-read-url=*) SHOW_READ_URL=${arg#*=} ;;
     --loadgen-jar=*) LOADGEN_JAR=${arg#*=} ;;
-    -h|--help) sed -n '2,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) script_help "${BASH_SOURCE[0]}"; exit 0 ;;
     *) die "unknown option '$arg' (try ./tally demo --help)" ;;
   esac
 done

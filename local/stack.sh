@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Usage: ./tally stack up|down|status [component...] | clean [--all]     (the same as local/stack.sh ...)
+#
 # The Tally stack without Docker: a single-node KRaft Kafka broker (jars from Maven Central), AxonOps
 # Schema Registry (built from the Go module proxy, in-memory) and the local Cosmos endpoint (local/cosmos).
 #
@@ -24,8 +26,8 @@ REGISTRY_BIN=$STATE/bin/schema-registry
 COSMOS_DIR=$TALLY_ROOT/local/cosmos
 COSMOS_MAIN=$COSMOS_DIR/bin/tally-cosmos.js
 
-usage() {
-  sed -n '2,16s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+usage() { # exit status: 0 for help (on stdout), else 2 (on stderr)
+  if [[ ${1:-2} == 0 ]]; then script_help "${BASH_SOURCE[0]}"; else script_help "${BASH_SOURCE[0]}" >&2; fi
   exit "${1:-2}"
 }
 
@@ -442,6 +444,7 @@ cmd_clean() {
   fi
 }
 
+wants_help "$@" && usage 0
 case ${1:-} in
   up) shift; cmd_up "$@" ;;
   down) shift; cmd_down "$@" ;;

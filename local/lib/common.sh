@@ -19,6 +19,20 @@ KAFKA_LIBS=$STATE/kafka/libs
 say() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# A script's help is its leading comment block (after the #! line), printed without the "# ".
+script_help() {
+  awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$1"
+}
+
+# True when any argument asks for help; scripts answer it before they act on the others.
+wants_help() {
+  local a
+  for a in "$@"; do
+    [[ $a == --help || $a == -h ]] && return 0
+  done
+  return 1
+}
+
 # version_ge 17.0.2 17 -> true. Compares dot-separated numeric parts.
 version_ge() {
   local IFS=.

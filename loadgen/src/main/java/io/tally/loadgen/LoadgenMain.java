@@ -1,11 +1,10 @@
 package io.tally.loadgen;
 
-import io.tally.config.Config;
 import io.tally.config.ConfigException;
+import io.tally.config.Help;
 import io.tally.loadgen.truth.GroundTruth;
 import java.io.PrintStream;
 import java.math.BigDecimal;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -24,7 +23,7 @@ public final class LoadgenMain {
     private LoadgenMain() {}
 
     public static void main(String[] args) {
-        if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
+        if (Help.requested(args)) {
             System.out.print(help());
             return;
         }
@@ -53,8 +52,7 @@ public final class LoadgenMain {
         }
     }
 
-    static String help() {
-        return """
+    static final String USAGE = """
                 Usage: ./tally loadgen [--key=value ...]
 
                 Produces TransactionEvents to Kafka (Avro, Confluent wire format) and writes the run's ground
@@ -72,10 +70,11 @@ public final class LoadgenMain {
                   ./tally loadgen --loadgen.events=1000000 --loadgen.record-file=run.avro
                   ./tally loadgen --loadgen.mode=replay --loadgen.replay-file=run.avro --loadgen.replay.speed=0
 
-                Settings come from defaults < --config FILE (or TALLY_CONFIG) < TALLY_* environment < flags.
                 kafka.* keys not listed pass through to the producer (idempotence and acks=all are fixed).
+                """;
 
-                """ + Config.markdownTable(LoadgenSettings.ALL);
+    static String help() {
+        return Help.text(USAGE, LoadgenSettings.ALL);
     }
 
     static void print(Loadgen.Summary s, PrintStream out) {

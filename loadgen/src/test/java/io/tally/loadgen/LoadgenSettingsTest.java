@@ -19,7 +19,7 @@ class LoadgenSettingsTest {
             assertThat(s.defaultValue()).as(s.key()).isPresent();
         }
         String help = LoadgenMain.help();
-        LoadgenSettings.ALL.forEach(s -> assertThat(help).contains("`" + s.key() + "`"));
+        LoadgenSettings.ALL.forEach(s -> assertThat(help).contains("--" + s.key() + " ("));
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.tally.read;
 
 import com.azure.cosmos.CosmosAsyncClient;
 import io.tally.config.ConfigException;
+import io.tally.config.Help;
 import io.tally.cosmos.CosmosClients;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,16 +24,29 @@ public final class ReadMain implements AutoCloseable {
     private CosmosAsyncClient cosmos;
     private DisposableServer server;
 
+    static final String USAGE = """
+            Usage: ./tally serve [--key=value ...]      (or: java -jar read-service.jar [--key=value ...])
+
+            Runs read-service until stopped: GET /v1/buckets/{pk}/{id}, /v1/buckets/{pk}?grade&unit&from[&to],
+            /v1/rollups/{pk}?grade&unit&last=N, /v1/features/{pk}, /health/live, /health/ready, /metrics and
+            /openapi.json (docs/read-api.md). Exit status 2 for invalid settings.
+            """;
+
     public ReadMain(ReadSettings settings) {
         this.settings = settings;
     }
 
     public static void main(String[] args) {
+        if (Help.requested(args)) {
+            System.out.print(Help.text(USAGE, ReadSettings.all()));
+            return;
+        }
         ReadSettings settings;
         try {
             settings = ReadSettings.load(args, System.getenv());
         } catch (ConfigException e) {
             System.err.println(e.getMessage());
+            System.err.println("(./tally serve --help lists every setting)");
             System.exit(2);
             return;
         }

@@ -2,6 +2,7 @@ package io.tally.ingest.app;
 
 import com.azure.cosmos.CosmosAsyncClient;
 import io.tally.config.ConfigException;
+import io.tally.config.Help;
 import io.tally.cosmos.CosmosClients;
 import io.tally.ingest.rules.GradeRule;
 import io.tally.ingest.rules.GradeRules;
@@ -37,6 +38,16 @@ public final class IngestMain implements AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean failed;
 
+    static final String USAGE = """
+            Usage: ./tally ingest [--key=value ...]      (or: java -jar ingest-app.jar [--key=value ...])
+                   ./tally replay --help                 rebuild a historical event-time range (a batch job)
+
+            Runs ingest-app until stopped: the aggregation (Kafka Streams, exactly-once: decode, validate, dedupe,
+            fan out by the grade rules, aggregate into bucket-updates) and the Cosmos sink (coalesce, bulk write,
+            commit after the write), one or both as --ingest.role says. kafka.* keys not listed pass through to
+            the Kafka clients. Exit status: 1 when it could not start or the sink stopped, 2 for invalid settings.
+            """;
+
     public IngestMain(IngestSettings settings) {
         this.settings = settings;
     }
@@ -46,11 +57,16 @@ public final class IngestMain implements AutoCloseable {
             io.tally.ingest.replay.ReplayMain.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (Help.requested(args)) {
+            System.out.print(Help.text(USAGE, IngestSettings.all()));
+            return;
+        }
         IngestSettings settings;
         try {
             settings = IngestSettings.load(args, System.getenv());
         } catch (ConfigException e) {
             System.err.println(e.getMessage());
+            System.err.println("(./tally ingest --help lists every setting)");
             System.exit(2);
             return;
         }

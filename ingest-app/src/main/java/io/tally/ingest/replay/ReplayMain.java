@@ -1,6 +1,8 @@
 package io.tally.ingest.replay;
 
 import io.tally.config.ConfigException;
+import io.tally.config.Help;
+import io.tally.ingest.app.IngestSettings;
 import java.time.Instant;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -22,8 +24,9 @@ public final class ReplayMain {
 
     /** Runs the job; returns the exit code. Messages for a person go to stderr, the report to stdout. */
     public static int run(String[] args, Map<String, String> env) {
-        if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
-            System.out.println(usage());
+        if (Help.requested(args)) {
+            System.out.print(Help.text(usage(), ReplaySettings.ALL)
+                    + "\n" + Help.settings("ingest-app's settings, which apply to the replay too", IngestSettings.all()));
             return ReplayJob.EXIT_OK;
         }
         ReplaySettings settings;
