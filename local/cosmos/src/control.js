@@ -7,10 +7,11 @@
 const http = require('http');
 const { readJson, BodyError } = require('./http-util');
 const { FaultSpecError } = require('./faults');
+const { LoopMonitor } = require('./loop-monitor');
 
 const LATENCY_RULE_ID = 'latency';
 
-function createControlServer({ faults, stats, throughput, info, initialThroughput }) {
+function createControlServer({ faults, stats, throughput, info, initialThroughput, loop = new LoopMonitor() }) {
   const startedAt = Date.now();
 
   function send(res, status, body) {
@@ -53,7 +54,12 @@ function createControlServer({ faults, stats, throughput, info, initialThroughpu
     if (m === 'GET' && path === '/health') {
       return [200, { status: 'ok', pid: process.pid, uptimeMs: Date.now() - startedAt, ...info() }];
     }
-    if (m === 'GET' && path === '/stats') return [200, stats.snapshot()];
+    if (m === 'GET' && path === '/stats') return [200, { ...stats.snapshot(), loop: loop.snapshot() }];
+    if (m === 'GET' && path === '/loop') return [200, loop.snapshot()];
+    if (m === 'POST' && path === '/loop/reset') {
+      loop.reset();
+      return [200, { reset: true }];
+    }
     if ((m === 'POST' && path === '/stats/reset') || (m === 'DELETE' && path === '/stats')) {
       stats.reset();
       return [200, { reset: true }];

@@ -17,6 +17,7 @@ const ttl = require('./ttl');
 const { applyPatch, parsePatchBody, PatchError } = require('./patch');
 const { indexOf, partitionKeyString, partitionKeySegments, valueAtPath, NONE_KEY } = require('./partition-index');
 const query = require('./query');
+const { Slicer } = require('./slices');
 
 const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
 
@@ -67,26 +68,37 @@ class Container {
     return data;
   }
 
-  // Unexpired documents of one partition (pkString) or of all of them (null).
-  liveDocuments(pkString) {
+  // Unexpired documents of one partition (pkString) or of all of them (null),
+  // giving the event loop back between slices. Each partition is copied
+  // before it is walked, so a document replaced during the scan (removed and
+  // added again to its partition's Map) is seen once.
+  async liveDocumentsSliced(pkString, slicer = new Slicer()) {
     const now = Date.now();
     const out = [];
     const expired = [];
-    const collect = (bucket) => {
-      for (const item of bucket.values()) {
-        const data = item.read();
-        if (this.isExpired(data._rid, data, now)) expired.push(data);
-        else out.push(data);
+    let seen = 0;
+    for (const bucket of this._buckets(pkString)) {
+      for (const item of Array.from(bucket.values())) {
+        this._sortLive(item, now, out, expired);
+        seen += 1;
+        if (slicer.due(seen)) await slicer.pause();
       }
-    };
-    if (pkString === null) {
-      for (const bucket of this.index.partitions.values()) collect(bucket);
-    } else {
-      const bucket = this.index.partition(pkString);
-      if (bucket) collect(bucket);
+      await slicer.pauseIfDue();
     }
     for (const data of expired) this.purge(data);
     return out;
+  }
+
+  _buckets(pkString) {
+    if (pkString === null) return this.index.partitions.values();
+    const bucket = this.index.partition(pkString);
+    return bucket ? [bucket] : [];
+  }
+
+  _sortLive(item, now, live, expired) {
+    const data = item.read();
+    if (this.isExpired(data._rid, data, now)) expired.push(data);
+    else live.push(data);
   }
 
   // Puts back an exact earlier version (same _rid/_etag/_ts): batch rollback.

@@ -10,6 +10,7 @@ const { createControlServer } = require('./control');
 const { FaultRules } = require('./faults');
 const { Stats } = require('./stats');
 const { ThroughputBudget } = require('./throughput');
+const { LoopMonitor } = require('./loop-monitor');
 
 const VERSION = require('../package.json').version;
 
@@ -70,13 +71,15 @@ async function main(argv = process.argv.slice(2), env = process.env) {
   const faults = new FaultRules();
   const stats = new Stats();
   const throughput = new ThroughputBudget({ defaultRuPerSecond: config.throughput });
-  const cosmos = createCosmosServer({ cert: tls.certPem, key: tls.keyPem, faults, stats, throughput, log, debug });
+  const loop = new LoopMonitor();
+  const cosmos = createCosmosServer({ cert: tls.certPem, key: tls.keyPem, faults, stats, throughput, loop, log, debug });
   let cosmosUrl = null;
   let controlUrl = null;
   const control = createControlServer({
     faults,
     stats,
     throughput,
+    loop,
     initialThroughput: config.throughput,
     info: () => ({ version: VERSION, cosmosEndpoint: cosmosUrl, controlEndpoint: controlUrl, truststore: tls.truststore }),
   });

@@ -29,6 +29,8 @@ const { ThroughputBudget, THROTTLE_SUB_STATUS } = require('./throughput');
 const { startSweeper } = require('./ttl');
 const { PartitionIndex } = require('./partition-index');
 const { readJson, isTrue, header, sleep, BodyError } = require('./http-util');
+const { LoopMonitor } = require('./loop-monitor');
+const { Slicer } = require('./slices');
 
 // The SDK's gateway connection pool keeps idle connections for 60 s; closing
 // them earlier on our side makes it write into dead sockets now and then.
@@ -83,7 +85,7 @@ function classify(req, path) {
   return { kind: 'metadata', route: 'stock' };
 }
 
-function createCosmosServer({ cert, key, faults, stats, throughput = new ThroughputBudget(), log = () => {}, debug = false }) {
+function createCosmosServer({ cert, key, faults, stats, throughput = new ThroughputBudget(), loop = new LoopMonitor(), log = () => {}, debug = false }) {
   let account = null;
   const cursors = new query.CursorStore();
 
@@ -233,19 +235,20 @@ function createCosmosServer({ cert, key, faults, stats, throughput = new Through
     const partition = pk.given ? pk.key : null;
     let result;
     try {
-      result = query.page({
+      result = await query.pageAsync({
         cursors,
         continuation: header(req, 'x-ms-continuation'),
         maxItemCount: header(req, 'x-ms-max-item-count'),
-        run: () => {
-          const input = container.liveDocuments(partition);
-          const rows = query.execute({
+        run: async () => {
+          const slicer = new Slicer();
+          const input = await container.liveDocumentsSliced(partition, slicer);
+          const rows = await query.executeSliced({
             documents: container.documents,
             docs: input,
             sql: spec.query,
             parameters: spec.parameters,
             compositeIndexes: (container.data.indexingPolicy || {}).compositeIndexes,
-          });
+          }, slicer);
           return { rows, scanned: input.length };
         },
       });
@@ -262,19 +265,19 @@ function createCosmosServer({ cert, key, faults, stats, throughput = new Through
     return out;
   }
 
-  function readFeed(req, container, pk) {
+  async function readFeed(req, container, pk) {
     if (req.headers['a-im']) {
       return docs.badRequest('The change feed is not supported by tally-local-cosmos (see local/cosmos/README.md).');
     }
     const partition = pk.given ? pk.key : null;
     let result;
     try {
-      result = query.page({
+      result = await query.pageAsync({
         cursors,
         continuation: header(req, 'x-ms-continuation'),
         maxItemCount: header(req, 'x-ms-max-item-count'),
-        run: () => {
-          const rows = container.liveDocuments(partition);
+        run: async () => {
+          const rows = await container.liveDocumentsSliced(partition);
           return { rows, scanned: rows.length };
         },
       });
@@ -338,6 +341,7 @@ function createCosmosServer({ cert, key, faults, stats, throughput = new Through
         injected: Boolean(outcome.injected),
         dropped: Boolean(outcome.dropped),
       });
+      loop.recordRequest(info.kind);
       if (debug) log(`${req.method} ${path} ${info.kind} -> ${outcome.dropped ? 'dropped' : status} ${(outcome.charge || 0).toFixed(2)} RU ${Date.now() - started} ms`);
     };
 
@@ -397,6 +401,7 @@ function createCosmosServer({ cert, key, faults, stats, throughput = new Through
     stopSweeper = startSweeper({
       forEachCollection: (fn) => forEachIndexedCollection(account, fn),
       purge: (collection, index, data) => new docs.Container(collection).purge(data),
+      log,
     });
   });
   server.on('close', () => stopSweeper());

@@ -9,6 +9,8 @@
 // (the service guarantees this even before its background purge runs); we
 // filter on access and purge in the background to give memory back.
 
+const { Slicer, forEachSliced } = require('./slices');
+
 const SWEEP_INTERVAL_MS = 5000;
 
 function isTtlEnabled(collectionData) {
@@ -55,22 +57,38 @@ function validateDefaultTtl(collectionBody) {
 
 // Periodically drops expired documents of every container with TTL on.
 // `forEachCollection(fn)` enumerates containers; `purge(collection, index, data)` removes one.
-function startSweeper({ forEachCollection, purge, intervalMs = SWEEP_INTERVAL_MS }) {
+// A sweep walks every document, so it runs in slices (slices.js) and the next
+// one starts only after it finished.
+function startSweeper({ forEachCollection, purge, intervalMs = SWEEP_INTERVAL_MS, log = () => {} }) {
+  let sweeping = false;
   const timer = setInterval(() => {
-    const now = Date.now();
-    forEachCollection((collection, index) => {
-      const collectionData = collection.read();
-      if (!isTtlEnabled(collectionData)) return;
-      const expired = [];
-      for (const [rid, item] of index) {
-        const data = item.read();
-        if (data && isExpired(collectionData, data, index.writtenAt.get(rid), now)) expired.push(data);
-      }
-      for (const data of expired) purge(collection, index, data);
-    });
+    if (sweeping) return;
+    sweeping = true;
+    sweep({ forEachCollection, purge })
+      .catch((e) => log(`TTL sweep failed: ${e.stack || e}`))
+      .finally(() => {
+        sweeping = false;
+      });
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+async function sweep({ forEachCollection, purge }) {
+  const now = Date.now();
+  const targets = [];
+  forEachCollection((collection, index) => targets.push([collection, index]));
+  const slicer = new Slicer();
+  for (const [collection, index] of targets) {
+    const collectionData = collection.read();
+    if (!isTtlEnabled(collectionData)) continue;
+    // The index is walked live: purging deletes entries behind the iterator,
+    // which a Map allows.
+    await forEachSliced(index, ([rid, item]) => {
+      const data = item.read();
+      if (data && isExpired(collectionData, data, index.writtenAt.get(rid), now)) purge(collection, index, data);
+    }, slicer);
+  }
 }
 
 module.exports = {
@@ -81,4 +99,5 @@ module.exports = {
   validateItemTtl,
   validateDefaultTtl,
   startSweeper,
+  sweep,
 };

@@ -5,78 +5,19 @@
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
-const https = require('https');
-const http = require('http');
-const { ensureTls } = require('../src/tls');
-const { createCosmosServer } = require('../src/server');
-const { createControlServer } = require('../src/control');
-const { FaultRules } = require('../src/faults');
-const { Stats } = require('../src/stats');
-const { ThroughputBudget } = require('../src/throughput');
+const { startEndpoint, pk } = require('./support/endpoint');
 
-let cosmos;
-let control;
-let base;
-let controlBase;
-let agent;
-let tlsDir;
+let endpoint;
+const call = (...args) => endpoint.call(...args);
+const controlCall = (...args) => endpoint.controlCall(...args);
 
 test.before(async () => {
-  tlsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tally-cosmos-test-'));
-  const tls = ensureTls(tlsDir);
-  const faults = new FaultRules();
-  const stats = new Stats();
-  const throughput = new ThroughputBudget();
-  cosmos = createCosmosServer({ cert: tls.certPem, key: tls.keyPem, faults, stats, throughput });
-  control = createControlServer({ faults, stats, throughput, initialThroughput: null, info: () => ({}) });
-  await new Promise((r) => cosmos.listen(0, '127.0.0.1', r));
-  await new Promise((r) => control.listen(0, '127.0.0.1', r));
-  base = `https://127.0.0.1:${cosmos.address().port}`;
-  controlBase = `http://127.0.0.1:${control.address().port}`;
-  agent = new https.Agent({ ca: tls.certPem, keepAlive: true });
+  endpoint = await startEndpoint();
   await call('POST', '/dbs', { id: 'db' });
   await call('POST', '/dbs/db/colls', { id: 'c', partitionKey: { paths: ['/pk'], kind: 'Hash' }, defaultTtl: -1 });
 });
 
-test.after(() => {
-  agent.destroy();
-  cosmos.close();
-  control.close();
-  fs.rmSync(tlsDir, { recursive: true, force: true });
-});
-
-function call(method, p, body, headers = {}) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? null : Buffer.from(JSON.stringify(body));
-    const req = https.request(`${base}${p}`, { method, agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        resolve({ status: res.statusCode, headers: res.headers, body: text ? JSON.parse(text) : null });
-      });
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-function controlCall(method, p, body) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${controlBase}${p}`, { method, headers: { 'content-type': 'application/json' } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString()) }));
-    });
-    req.on('error', reject);
-    req.end(body === undefined ? null : JSON.stringify(body));
-  });
-}
-
-const pk = (v) => ({ 'x-ms-documentdb-partitionkey': JSON.stringify([v]) });
+test.after(() => endpoint.close());
 
 test('keep-alive, request charge and activity id on every answer', async () => {
   const r = await call('GET', '/');

@@ -15,7 +15,8 @@ import java.util.Optional;
 
 /**
  * Client of the local Cosmos endpoint's control API (plain HTTP on 127.0.0.1; see
- * local/cosmos/README.md): fault rules, added latency, provisioned throughput, request counters.
+ * local/cosmos/README.md): fault rules, added latency, provisioned throughput, request counters,
+ * event-loop delay.
  *
  * <p>Every call is synchronous and throws {@link IllegalStateException} with the endpoint's answer
  * when it does not succeed. Thread-safe.
@@ -114,6 +115,21 @@ public final class CosmosControl {
         call("POST", "/stats/reset", null);
     }
 
+    /**
+     * Event-loop delay of the endpoint since the last {@link #resetLoopDelay()} (or its start): how late
+     * its single thread got to run, sampled every millisecond, with the requests served meanwhile.
+     */
+    public LoopDelay loopDelay() {
+        JsonNode n = call("GET", "/loop", null);
+        return new LoopDelay(n.path("p50Ms").asDouble(), n.path("p99Ms").asDouble(), n.path("maxMs").asDouble(),
+                n.path("meanMs").asDouble(), n.path("samples").asLong(), n.path("requests").asLong());
+    }
+
+    /** Starts a new event-loop delay window. */
+    public void resetLoopDelay() {
+        call("POST", "/loop/reset", null);
+    }
+
     /** Clears fault rules, counters and throughput settings made at run time. */
     public void reset() {
         call("POST", "/reset", null);
@@ -186,6 +202,12 @@ public final class CosmosControl {
         @Override
         public String toString() { return spec.toString(); }
     }
+
+    /**
+     * GET /loop: percentiles, maximum and mean of the event-loop delay in milliseconds over {@code samples}
+     * samples, and the Cosmos requests served in the same window.
+     */
+    public record LoopDelay(double p50Ms, double p99Ms, double maxMs, double meanMs, long samples, long requests) {}
 
     /** Counters of GET /stats. */
     public record Stats(JsonNode raw) {
