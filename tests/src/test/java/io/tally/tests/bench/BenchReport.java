@@ -70,7 +70,9 @@ public final class BenchReport {
           .append("`./tally bench` runs the end-to-end set below and then this report (about 30 minutes on 2 cores); ")
           .append("`./tally bench NAME` runs one benchmark. Each section names the command that reproduces it and the machine it ran on. ")
           .append("The machines these ran on are small and shared (2 cores, other builds running; see each load average): read the ratios ")
-          .append("against the baseline measured in the same run, not the absolute rates.\n\n");
+          .append("against the baseline measured in the same run, not the absolute rates. Benchmarks never overlap (each holds a ")
+          .append("machine-wide lock for its whole run); a result taken above one runnable process per core (1-minute load average ")
+          .append("above the core count before or on average during the run, the benchmark's own processes included) is marked NOISY.\n\n");
         List<String> order = new ArrayList<>(END_TO_END_SET.keySet());
         results.keySet().stream().filter(n -> !order.contains(n)).sorted().forEach(order::add);
         md.append("| benchmark | ran | command |\n|---|---|---|\n");
@@ -78,7 +80,7 @@ public final class BenchReport {
             JsonNode r = results.get(name);
             String title = r != null ? r.path("title").asText(name) : END_TO_END_SET.get(name);
             md.append("| [").append(title).append("](#").append(anchor(name)).append(") | ")
-              .append(r != null ? r.path("ranAt").asText() : "not run yet").append(" | `")
+              .append(r != null ? r.path("ranAt").asText() + (noisy(r.path("machine")) ? " (NOISY)" : "") : "not run yet").append(" | `")
               .append(r != null ? r.path("command").asText() : "./tally bench " + name).append("` |\n");
         }
         for (String name : order) {
@@ -118,9 +120,9 @@ public final class BenchReport {
         JsonNode m = r.path("machine");
         md.append("<a id=\"").append(anchor(name)).append("\"></a>\n## ").append(r.path("title").asText(name)).append("\n\n")
           .append("Command: `").append(r.path("command").asText()).append("`  \n")
-          .append(String.format(Locale.ROOT, "Machine: %d cores, %.1f GiB, %s, %s; load average %.2f at the start, %.2f at the end.  %n",
-                  m.path("cores").asInt(), m.path("memoryGiB").asDouble(), m.path("os").asText(), m.path("java").asText(),
-                  m.path("loadAverageStart").asDouble(), m.path("loadAverageEnd").asDouble()))
+          .append(String.format(Locale.ROOT, "Machine: %d cores, %.1f GiB, %s, %s.  %n",
+                  m.path("cores").asInt(), m.path("memoryGiB").asDouble(), m.path("os").asText(), m.path("java").asText()))
+          .append(load(m)).append("  \n")
           .append("Ran at: ").append(r.path("ranAt").asText()).append("\n\n");
         if (r.path("figures").size() > 0) {
             md.append("| scenario | metric | value | unit |\n|---|---|---:|---|\n");
@@ -136,6 +138,31 @@ public final class BenchReport {
             String rel = markdown.toAbsolutePath().getParent().relativize(plot.file().toAbsolutePath()).toString().replace('\\', '/');
             md.append("![").append(plot.chart()).append("](").append(rel).append(")\n\n");
         }
+    }
+
+    /**
+     * The load the run saw, and the local Cosmos endpoint's event-loop delay when it was recorded. Results written
+     * before benchmarks sampled the load carry only the load at their start and end; those are judged by both.
+     */
+    static String load(JsonNode m) {
+        int cores = m.path("cores").asInt();
+        if (m.has("loadAverageBefore")) {
+            JsonNode d = m.path("cosmosLoopDelay");
+            return BenchRun.machineLine(cores, m.path("loadAverageBefore").asDouble(), m.path("loadAverageMean").asDouble(),
+                    m.path("loadAverageMax").asDouble(), d.isMissingNode() ? null : BenchRun.loopDelayText(d.path("p50Ms").asDouble(),
+                            d.path("p99Ms").asDouble(), d.path("maxMs").asDouble(), d.path("requests").asLong()));
+        }
+        String line = String.format(Locale.ROOT, "Load average (1 min): %.2f at the start, %.2f at the end, on %d cores",
+                m.path("loadAverageStart").asDouble(), m.path("loadAverageEnd").asDouble(), cores);
+        return line + (noisy(m) ? ". **NOISY**: above one runnable process per core, so the figures include time spent waiting for a CPU." : ".");
+    }
+
+    static boolean noisy(JsonNode m) {
+        int cores = m.path("cores").asInt();
+        if (m.has("loadAverageBefore")) {
+            return BenchRun.isNoisy(cores, m.path("loadAverageBefore").asDouble(), m.path("loadAverageMean").asDouble());
+        }
+        return BenchRun.isNoisy(cores, m.path("loadAverageStart").asDouble(), m.path("loadAverageEnd").asDouble());
     }
 
     private void stagePages(StringBuilder md) throws IOException {

@@ -2,8 +2,11 @@ package io.tally.tests.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,6 +49,34 @@ class BenchReportTest {
         System.arraycopy(Files.readAllBytes(png), 0, head, 0, head.length);
         assertThat(head).isEqualTo(PNG_SIGNATURE);
         assertThat(dir.resolve("benchmarks/plots/end-to-end-gone.png")).as("plots of an older run are replaced").doesNotExist();
+    }
+
+    @Test
+    void marksAResultTakenAboveOneRunnableProcessPerCoreAsNoisy(@TempDir Path dir) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode quiet = json.createObjectNode().put("cores", 2).put("loadAverageBefore", 0.5).put("loadAverageMean", 1.9)
+                .put("loadAverageMax", 2.6).put("loadAverageSamples", 12);
+        quiet.putObject("cosmosLoopDelay").put("p50Ms", 0.4).put("p99Ms", 12.25).put("maxMs", 80).put("requests", 91234);
+        assertThat(BenchReport.noisy(quiet)).isFalse();
+        assertThat(BenchReport.load(quiet)).isEqualTo("Load average (1 min): 0.50 before the run, mean 1.90 / max 2.60 during it, on 2 cores; "
+                + "local Cosmos endpoint's event-loop delay p50 0.4 ms, p99 12.3 ms, max 80 ms over 91,234 requests.");
+
+        ObjectNode busyBefore = quiet.deepCopy().put("loadAverageBefore", 2.5);
+        ObjectNode busyDuring = quiet.deepCopy().put("loadAverageMean", 3.1);
+        ObjectNode older = json.createObjectNode().put("cores", 2).put("loadAverageStart", 23.31).put("loadAverageEnd", 16.76);
+        for (ObjectNode m : List.of(busyBefore, busyDuring, older)) {
+            assertThat(BenchReport.noisy(m)).as(m.toString()).isTrue();
+            assertThat(BenchReport.load(m)).as(m.toString()).contains("**NOISY**: above one runnable process per core");
+        }
+
+        Path data = dir.resolve("data");
+        Files.createDirectories(data);
+        ObjectNode result = json.createObjectNode().put("name", "scale-out").put("title", "Scale-out").put("command", "./tally bench scale-out")
+                .put("ranAt", "2026-01-01T00:00:00Z");
+        result.set("machine", busyDuring);
+        json.writeValue(data.resolve("scale-out.json").toFile(), result);
+        String page = Files.readString(new BenchReport(data, dir.resolve("benchmarks.md"), dir.resolve("plots"), null).write());
+        assertThat(page).contains("| [Scale-out](#bench-scale-out) | 2026-01-01T00:00:00Z (NOISY) |", "mean 3.10 / max 2.60 during it");
     }
 
     @Test

@@ -18,10 +18,15 @@ import java.util.Map;
  * The figures and time series of one benchmark run, written as {@code docs/benchmarks/data/NAME.json},
  * from which {@code docs/benchmarks.md} and its plots are rendered. One file per benchmark, replaced by
  * each run, so the report always shows the newest run of every benchmark next to the command that made it.
+ * The load figures of the {@link BenchRun} begun in this process (and the local Cosmos endpoint's event-loop
+ * delay when it was watched) go into {@code machine}.
  *
  * <pre>{
  *   "name": "sink-latency", "title": "...", "command": "./tally bench sink-latency",
- *   "machine": {"cores": 2, "memoryGiB": 23.4, "os": "...", "java": "...", "loadAverageStart": 1.2, "loadAverageEnd": 3.4},
+ *   "machine": {"cores": 2, "memoryGiB": 23.4, "os": "...", "java": "...", "loadAverageStart": 1.2, "loadAverageEnd": 3.4,
+ *               "benchLock": "/tmp/tally-bench.lock", "loadAverageBefore": 1.2, "loadAverageMax": 3.9, "loadAverageMean": 2.7,
+ *               "loadAverageSamples": 60, "noisy": true,
+ *               "cosmosLoopDelay": {"p50Ms": 0.4, "p99Ms": 12.0, "maxMs": 80.0, "meanMs": 1.1, "samples": 600, "requests": 90000}},
  *   "ranAt": "2026-11-21T23:30:00Z", "notes": ["..."],
  *   "figures": [{"scenario": "10 ms", "metric": "throughput", "value": 1234.5, "unit": "docs/s"}],
  *   "series": [{"chart": "throughput over time", "name": "10 ms", "unit": "docs/s", "points": [[0.0, 12.0], [1.0, 15.0]]}]
@@ -93,7 +98,9 @@ public final class BenchResults {
     }
 
     public synchronized Path write(Path dir) {
-        ((ObjectNode) root.get("machine")).put("loadAverageEnd", loadAverage());
+        ObjectNode machine = (ObjectNode) root.get("machine");
+        machine.put("loadAverageEnd", loadAverage());
+        BenchRun.current().ifPresent(run -> run.describe(machine));
         try {
             Files.createDirectories(dir);
             Path file = dir.resolve(root.get("name").asText() + ".json");
@@ -105,7 +112,7 @@ public final class BenchResults {
     }
 
     private static double loadAverage() {
-        return Math.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage() * 100) / 100.0;
+        return Math.round(BenchRun.loadAverage() * 100) / 100.0;
     }
 
     private static long totalMemoryBytes() {

@@ -59,11 +59,13 @@ public final class EndToEndBench {
         this.registry = LocalSchemaRegistry.get().url();
         // A private endpoint: the budget of scenario d and the request counters must be this run's alone.
         this.cosmos = LocalCosmos.startPrivate();
+        BenchRun.begin(NAME).cosmos(cosmos.control());
         this.results = new BenchResults(NAME, "End to end: loadgen -> Kafka -> ingest-app -> Cosmos -> read-service",
                 "./tally bench end-to-end" + (quick ? " --quick" : "") + (events != defaultEvents(quick) ? " --events=" + events : ""));
     }
 
     public static void main(String[] args) throws Exception {
+        BenchRun.begin(NAME);
         boolean quick = Arrays.asList(args).contains("--quick");
         long events = Arrays.stream(args).filter(a -> a.startsWith("--events=")).map(a -> Long.parseLong(a.substring(9)))
                 .findFirst().orElse(defaultEvents(quick));

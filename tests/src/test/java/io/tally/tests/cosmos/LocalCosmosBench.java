@@ -15,6 +15,7 @@ import com.azure.cosmos.models.SqlQuerySpec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tally.tests.bench.BenchRun;
 import io.tally.testsupport.cosmos.CosmosControl;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import java.io.IOException;
@@ -62,6 +63,7 @@ public final class LocalCosmosBench {
     }
 
     public static void main(String[] args) throws Exception {
+        BenchRun.begin("local-cosmos");
         boolean quick = Arrays.asList(args).contains("quick");
         int bulkItems = quick ? 10_000 : 100_000;
         int queryContainerItems = quick ? 20_000 : 200_000;
@@ -71,6 +73,7 @@ public final class LocalCosmosBench {
         quietSdkLogging();
         LocalCosmos cosmos = System.getenv("TALLY_COSMOS_ENDPOINT") != null ? LocalCosmos.get() : LocalCosmos.startPrivate();
         LocalCosmosBench bench = new LocalCosmosBench(cosmos);
+        BenchRun.begin("local-cosmos").cosmos(cosmos.control());
         CosmosAsyncClient client = cosmos.clientBuilder()
                 // The SDK's default gives up on a throttled operation after 9 retries / 30 s; a loader
                 // that must finish under a budget waits as long as it takes.
@@ -96,7 +99,7 @@ public final class LocalCosmosBench {
         }
         Path out = LocalCosmos.repoRoot().resolve("docs/benchmarks/local-cosmos.md");
         Files.createDirectories(out.getParent());
-        Files.writeString(out, bench.report.toString());
+        Files.writeString(out, bench.report.append('\n').append(BenchRun.begin("local-cosmos").markdown()).toString());
         System.out.println(bench.report);
         System.out.println("written to " + out);
         System.exit(0);

@@ -4,6 +4,7 @@ import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
 import io.tally.tests.bench.BenchResults;
+import io.tally.tests.bench.BenchRun;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,10 +31,12 @@ public final class ScaleOutBench {
     private ScaleOutBench() {}
 
     public static void main(String[] args) throws Exception {
+        BenchRun.begin("scale-out");
         int events = args.length == 0 ? 40_000 : args[0].equals("--quick") ? 8_000 : Integer.parseInt(args[0]);
         TestKafka kafka = TestKafka.get();
         LocalSchemaRegistry registry = LocalSchemaRegistry.get();
         LocalCosmos cosmos = LocalCosmos.get();
+        BenchRun.begin("scale-out").cosmos(cosmos.control());
         BenchResults results = new BenchResults("scale-out", "Scale-out: one ingest-app instance against two",
                 "./tally bench scale-out");
         results.note(String.format(Locale.ROOT, "%,d events (Zipf over 300 customers, 5%% duplicates, 1%% each late, future, "

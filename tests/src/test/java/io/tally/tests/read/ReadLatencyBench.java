@@ -7,6 +7,7 @@ import io.tally.read.ReadSettings;
 import io.tally.testsupport.cosmos.CosmosControl;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.tests.bench.BenchResults;
+import io.tally.tests.bench.BenchRun;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,6 +46,7 @@ public final class ReadLatencyBench {
     record Phase(String workload, int rate, int delayMs, OpenLoop.Result result, int serviceMaxInFlight) {}
 
     public static void main(String[] args) throws Exception {
+        BenchRun.begin("read-latency");
         int status = 1;
         try {
             run(args);
@@ -68,6 +70,7 @@ public final class ReadLatencyBench {
         double loadStart = load();
         LocalCosmos cosmos = LocalCosmos.startPrivate();
         CosmosControl control = cosmos.control();
+        BenchRun.begin("read-latency").cosmos(control);
         BenchResults results = new BenchResults("read-latency", "read-service under added Cosmos latency",
                 "./tally bench read-latency (io.tally.tests.read.ReadLatencyBench " + join(rates) + " " + seconds + ")");
         ReadSettings settings = ReadSettings.load(new String[] {"--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=bench",

@@ -13,6 +13,7 @@ import io.tally.model.BucketDocument;
 import io.tally.model.TimeUnit;
 import io.tally.read.ReadMain;
 import io.tally.read.ReadSettings;
+import io.tally.tests.bench.BenchRun;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
@@ -73,6 +74,7 @@ class ReadServiceBench {
 
     @Test
     void run() throws Exception {
+        BenchRun.begin("read-service");
         // Under overload thousands of slow reads would be logged; the table counts them instead.
         for (String quiet : List.of("io.tally.read", "com.azure", "reactor", "io.netty")) {
             ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(quiet)).setLevel(ch.qos.logback.classic.Level.OFF);
@@ -80,6 +82,7 @@ class ReadServiceBench {
         reactor.core.publisher.Hooks.onErrorDropped(e -> { }); // as ReadMain.main does
         LocalCosmos cosmos = LocalCosmos.startPrivate();
         control = cosmos.control();
+        BenchRun.begin("read-service").cosmos(control);
         String db = "bench";
         line("machine: %d cores (%s), %d GiB RAM, %s, Java %s; load average at start: %s",
                 Runtime.getRuntime().availableProcessors(), cpuModel(), totalMemGiB(), System.getProperty("os.name"),
@@ -151,7 +154,7 @@ class ReadServiceBench {
             raw.close();
         }
         Path out = Path.of("target", "read-service-bench.md");
-        Files.writeString(out, report.toString());
+        Files.writeString(out, report.append('\n').append(BenchRun.begin("read-service").markdown()).toString());
         System.out.println("\n" + report + "\nwritten to " + out.toAbsolutePath());
     }
 

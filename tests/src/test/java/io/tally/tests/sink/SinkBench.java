@@ -12,6 +12,7 @@ import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.sink.SinkMetrics;
 import io.tally.model.BucketDocument;
 import io.tally.schemas.Topics;
+import io.tally.tests.bench.BenchRun;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
 import java.io.File;
@@ -70,11 +71,13 @@ public final class SinkBench {
     private static final double ZIPF_S = 1.1;
 
     public static void main(String[] args) throws Exception {
+        BenchRun.begin("sink");
         int updates = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
         long backlog = args.length > 1 ? Long.parseLong(args[1]) : 10_000_000L;
         ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("com.azure")).setLevel(ch.qos.logback.classic.Level.OFF);
         TestKafka kafka = TestKafka.get();
         LocalCosmos cosmos = System.getenv("TALLY_COSMOS_ENDPOINT") != null ? LocalCosmos.get() : LocalCosmos.startPrivate();
+        BenchRun.begin("sink").cosmos(cosmos.control());
         StringBuilder md = new StringBuilder();
         String run = UUID.randomUUID().toString().substring(0, 6);
 
@@ -156,7 +159,7 @@ public final class SinkBench {
                 + "the backlog stays in Kafka.\n\n").append(String.format(Locale.ROOT, "The %,d-update backlog took ", backlog)).append(String.format(Locale.ROOT, "%.0f", backlogProduce))
           .append(" s to produce; the sink consumed only part of it during the sample window, so the backlog was millions of records deep throughout.\n");
         Path out = Path.of(System.getProperty("user.dir")).resolve(Files.exists(Path.of("docs")) ? "docs/benchmarks/sink.md" : "../docs/benchmarks/sink.md");
-        Files.writeString(out, md.toString());
+        Files.writeString(out, md.append('\n').append(BenchRun.begin("sink").markdown()).toString());
         System.out.println(md);
         System.exit(0);
     }

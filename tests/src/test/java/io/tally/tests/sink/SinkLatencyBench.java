@@ -16,6 +16,7 @@ import io.tally.testsupport.cosmos.CosmosControl;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
 import io.tally.tests.bench.BenchResults;
+import io.tally.tests.bench.BenchRun;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,6 +65,7 @@ public final class SinkLatencyBench {
     record Scenario(int delayMs, TallyRun little, TallyRun aimd, double naivePerSecond) {}
 
     public static void main(String[] args) {
+        BenchRun.begin("sink-latency");
         try {
             run(args);
         } catch (Throwable e) { // the in-process broker's threads would keep the JVM alive: fail visibly instead
@@ -85,6 +87,7 @@ public final class SinkLatencyBench {
         TestKafka kafka = TestKafka.get();
         LocalCosmos cosmos = System.getenv("TALLY_COSMOS_ENDPOINT") != null ? LocalCosmos.get() : LocalCosmos.startPrivate();
         CosmosControl control = cosmos.control();
+        BenchRun.begin("sink-latency").cosmos(control);
         String run = UUID.randomUUID().toString().substring(0, 6);
         BenchResults results = new BenchResults("sink-latency", "Sink under added Cosmos latency",
                 "./tally bench sink-latency (io.tally.tests.sink.SinkLatencyBench " + updates + " " + naiveSeconds + ")");
