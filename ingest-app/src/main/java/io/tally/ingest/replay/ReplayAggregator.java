@@ -1,31 +1,29 @@
 package io.tally.ingest.replay;
 
+import io.tally.ingest.topology.BucketMath;
+import io.tally.ingest.topology.BucketStarts;
 import io.tally.ingest.topology.DeadLetters;
-import io.tally.ingest.topology.DecodeProcessor;
-import io.tally.ingest.topology.EventValidator;
+import io.tally.ingest.topology.DedupeRule;
+import io.tally.ingest.topology.EntityDeltas;
+import io.tally.ingest.topology.EventIntake;
 import io.tally.ingest.topology.FanOut;
-import io.tally.ingest.topology.TallyTopology;
 import io.tally.model.BucketDocument;
-import io.tally.model.TimeUnit;
 import io.tally.schemas.avro.TransactionEvent;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.streams.KeyValue;
 
 /**
- * Stages 1-5 of the live topology, in one process, over the records of a range: the same deserializer,
- * {@link EventValidator}, {@link FanOut} and {@link TallyTopology#merge}, judged against the same Kafka
+ * Stages 1-5 of the live topology, in one process, over the records of a range: the same
+ * {@link EventIntake}, {@link DedupeRule}, {@link FanOut} and {@link BucketMath}, judged against the same Kafka
  * record timestamps, so each bucket gets the value and the {@code ver} (number of deltas) the live run
  * gave it. Only buckets wholly inside the range are kept.
  *
- * <p>Dedupe follows stage 2: per input partition, a transaction id seen within the dedupe horizon (by
+ * <p>Dedupe follows stage 2 ({@link DedupeRule}): per input partition, a transaction id seen within the dedupe horizon (by
  * record timestamp) counts once. Only ids of events inside the range are remembered: a duplicate
  * carries its original's event time, so a duplicate of an event outside the range is outside too.
  *
@@ -36,12 +34,12 @@ import org.apache.kafka.streams.KeyValue;
  * <p>Not thread-safe: one reading thread feeds it.
  */
 final class ReplayAggregator {
-    private final Deserializer<TransactionEvent> events;
-    private final EventValidator validator;
+    private final EventIntake intake;
     private final FanOut fanOut;
     private final RuleSelection rules;
     private final ReplayRange range;
-    private final long horizonMs;
+    private final DedupeRule dedupe;
+    private final BucketStarts starts = new BucketStarts();
     private final Map<Integer, Map<String, Long>> seenByPartition = new HashMap<>();
     private final Map<String, BucketDocument> buckets = new HashMap<>();
     private final Set<String> straddling = new HashSet<>();
@@ -51,14 +49,12 @@ final class ReplayAggregator {
     private long duplicates;
     private long outsideRange;
 
-    ReplayAggregator(Deserializer<TransactionEvent> events, EventValidator validator, FanOut fanOut, RuleSelection rules,
-                     ReplayRange range, Duration dedupeHorizon) {
-        this.events = events;
-        this.validator = validator;
+    ReplayAggregator(EventIntake intake, FanOut fanOut, RuleSelection rules, ReplayRange range, Duration dedupeHorizon) {
+        this.intake = intake;
         this.fanOut = fanOut;
         this.rules = rules;
         this.range = range;
-        this.horizonMs = dedupeHorizon.toMillis();
+        this.dedupe = new DedupeRule(dedupeHorizon);
     }
 
     /**
@@ -67,41 +63,31 @@ final class ReplayAggregator {
      */
     void accept(ConsumerRecord<byte[], byte[]> record) {
         read++;
-        if (record.value() == null || record.value().length == 0) {
-            reject(DeadLetters.Reason.EMPTY_VALUE);
+        EventIntake.Outcome outcome = intake.judge(record.topic(), record.value(), record.timestamp());
+        if (!outcome.accepted()) {
+            reject(outcome.reason());
             return;
         }
-        TransactionEvent event;
-        try {
-            event = events.deserialize(record.topic(), record.value());
-        } catch (RuntimeException e) {
-            if (DecodeProcessor.notTheRecordsFault(e)) throw e;
-            reject(DeadLetters.Reason.DECODE_FAILED);
-            return;
-        }
-        Optional<EventValidator.Rejection> rejection = validator.check(event, record.timestamp());
-        if (rejection.isPresent()) {
-            reject(rejection.get().reason());
-            return;
-        }
+        TransactionEvent event = outcome.event();
         accepted++;
         if (!range.contains(event.getEventTime())) {
             outsideRange++;
             return;
         }
-        if (duplicate(record.partition(), event.getTransactionId().toString(), record.timestamp())) {
+        if (duplicate(record.partition(), event.getTransactionId(), record.timestamp())) {
             duplicates++;
             return;
         }
-        for (KeyValue<String, BucketDocument> d : fanOut.deltas(event, record.timestamp())) {
-            BucketDocument delta = d.value;
-            if (!rules.selects(delta.grade())) continue;
-            TimeUnit unit = TimeUnit.fromCode(delta.unit());
-            if (!range.containsBucket(unit, unit.bucketIndex(event.getEventTime()))) {
-                straddling.add(d.key);
-                continue;
+        for (EntityDeltas bundle : fanOut.deltas(event, record.timestamp())) {
+            for (EntityDeltas.Delta d : bundle.deltas()) {
+                if (!rules.selects(d.grade())) continue;
+                String key = bundle.bucketKey(d);
+                if (!range.containsBucket(d.unit(), d.bucketIndex())) {
+                    straddling.add(key);
+                    continue;
+                }
+                buckets.put(key, BucketMath.apply(buckets.get(key), bundle, d, starts));
             }
-            buckets.merge(d.key, delta, TallyTopology::merge);
         }
     }
 
@@ -109,7 +95,7 @@ final class ReplayAggregator {
     private boolean duplicate(int partition, String transactionId, long timestamp) {
         Map<String, Long> seen = seenByPartition.computeIfAbsent(partition, p -> new HashMap<>());
         Long first = seen.get(transactionId);
-        if (first != null && Math.abs(timestamp - first) <= horizonMs) return true;
+        if (first != null && dedupe.isDuplicate(first, timestamp)) return true;
         seen.put(transactionId, timestamp);
         return false;
     }

@@ -7,6 +7,7 @@ import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.rules.GradeRules;
 import io.tally.ingest.rules.RulesException;
 import io.tally.ingest.sink.CosmosBulkExecutor;
+import io.tally.ingest.topology.EventIntake;
 import io.tally.ingest.topology.EventValidator;
 import io.tally.ingest.topology.FanOut;
 import io.tally.ingest.topology.TallyTopology;
@@ -82,8 +83,8 @@ public final class ReplayJob {
         log.info("replay of {} (rules {}) from {} into {}", range, selection.names(), topic, ingest.cosmos().container());
 
         ReplayAggregator aggregator = new ReplayAggregator(
-                TallyTopology.eventDeserializer(new SchemaRegistryClient(ingest.schemaRegistryUrl())),
-                new EventValidator(topology.maxAmount(), topology.maxFutureSkew(), topology.lateBound()),
+                new EventIntake(TallyTopology.eventDeserializer(new SchemaRegistryClient(ingest.schemaRegistryUrl())),
+                        new EventValidator(topology.maxAmount(), topology.maxFutureSkew(), topology.lateBound())),
                 new FanOut(rules), selection, range, topology.dedupeHorizon());
         ReplayPlan plan;
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(ingest)) {

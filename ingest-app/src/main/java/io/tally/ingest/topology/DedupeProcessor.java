@@ -1,34 +1,32 @@
 package io.tally.ingest.topology;
 
 import io.tally.schemas.avro.TransactionEvent;
-import java.time.Duration;
-import java.time.Instant;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.WindowStore;
-import org.apache.kafka.streams.state.WindowStoreIterator;
 
 /**
  * Stage 2: forwards the first record of each transaction id and drops later ones seen within the
- * horizon, so producer retries and replays of overlapping history count once.
+ * horizon ({@link DedupeRule}), so producer retries and replays of overlapping history count once.
  *
- * <p>The store maps transaction id to the record timestamp it was first seen at; its retention is
- * the horizon. A duplicate arriving after the horizon counts again: a longer horizon catches later
- * duplicates at the cost of a larger store (about 60 bytes per transaction). Duplicates must reach
- * the same input partition, which holds when producers key records by a value that is stable for a
- * transaction (loadgen keys by customer id). Under exactly-once the store and the outputs commit
+ * <p>The store maps transaction id to the record timestamp it was first seen at, filed under the
+ * sighting's cell; a lookup is one point read per cell that can hold a sighting within the horizon.
+ * A duplicate arriving after the horizon counts again: a longer horizon catches later duplicates at
+ * the cost of a larger store (about 60 bytes per transaction, kept for two horizons). Duplicates must
+ * reach the same input partition, which holds when producers key records by a value that is stable
+ * for a transaction (loadgen keys by customer id). Under exactly-once the store and the outputs commit
  * together, so a crash between them cannot let a duplicate through.
  */
 final class DedupeProcessor implements Processor<byte[], TransactionEvent, byte[], TransactionEvent> {
     private final String storeName;
-    private final long horizonMs;
+    private final DedupeRule rule;
     private ProcessorContext<byte[], TransactionEvent> context;
     private WindowStore<String, Long> seen;
 
-    DedupeProcessor(String storeName, Duration horizon) {
+    DedupeProcessor(String storeName, DedupeRule rule) {
         this.storeName = storeName;
-        this.horizonMs = horizon.toMillis();
+        this.rule = rule;
     }
 
     @Override
@@ -41,11 +39,11 @@ final class DedupeProcessor implements Processor<byte[], TransactionEvent, byte[
     public void process(Record<byte[], TransactionEvent> record) {
         String id = record.value().getTransactionId();
         long ts = record.timestamp();
-        try (WindowStoreIterator<Long> earlier = seen.backwardFetch(id, Instant.ofEpochMilli(ts - horizonMs),
-                Instant.ofEpochMilli(ts + horizonMs))) {
-            if (earlier.hasNext()) return; // counted already
+        for (long cell = rule.firstCell(ts), last = rule.lastCell(ts); cell <= last; cell += rule.cellWidthMs()) {
+            Long first = seen.fetch(id, cell);
+            if (first != null && rule.isDuplicate(first, ts)) return; // counted already
         }
-        seen.put(id, ts, ts);
+        seen.put(id, ts, rule.cellStart(ts));
         context.forward(record);
     }
 }

@@ -3,19 +3,17 @@ package io.tally.ingest.topology;
 import io.tally.ingest.rules.GradeRule;
 import io.tally.ingest.rules.GradeRule.Aggregation;
 import io.tally.ingest.rules.GradeRules;
-import io.tally.model.BucketDocument;
 import io.tally.model.BucketKey;
 import io.tally.model.TimeUnit;
 import io.tally.schemas.avro.TransactionEvent;
-import java.math.BigDecimal;
-import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import org.apache.kafka.streams.KeyValue;
+import java.util.Map;
 
 /**
- * Stage 3: one event becomes one delta per (rule, unit) it counts for. A delta is a bucket document
- * holding just this event (count 1, ver 1); stage 5 merges deltas into absolute values.
+ * Stage 3: one event becomes, per Cosmos logical partition it touches, one {@link EntityDeltas} holding a
+ * delta per (rule, unit) it counts for. Stage 5 applies each delta to its bucket.
  *
  * <p>An event counts for a rule when the rule's filter accepts it, its entity (and qualifier) value
  * is present, and it is younger than the rule's retention, measured against the record timestamp:
@@ -23,41 +21,32 @@ import org.apache.kafka.streams.KeyValue;
  */
 public final class FanOut {
     private final List<CompiledRule> rules;
-    private final long[] lastIndex = new long[TimeUnit.values().length];
-    private final String[] lastStart = new String[TimeUnit.values().length];
 
     public FanOut(GradeRules rules) {
         this.rules = rules.rules().stream().map(CompiledRule::new).toList();
     }
 
-    public List<KeyValue<String, BucketDocument>> deltas(TransactionEvent event, long recordTimestampMs) {
-        List<KeyValue<String, BucketDocument>> out = new ArrayList<>(rules.size() * 2);
-        Instant time = event.getEventTime();
+    /** The event's deltas grouped by pk, in rule order. */
+    public List<EntityDeltas> deltas(TransactionEvent event, long recordTimestampMs) {
+        long timeMs = event.getEventTime().toEpochMilli();
+        String domain = event.getDomain();
+        // Rules mostly share entities (customer, email, postal code): a short map keeps one bundle per pk.
+        Map<String, List<EntityDeltas.Delta>> byPk = new LinkedHashMap<>(8);
         for (CompiledRule r : rules) {
-            if (time.toEpochMilli() < recordTimestampMs - r.retentionMs || !r.accepts(event)) continue;
+            if (timeMs < recordTimestampMs - r.retentionMs || !r.accepts(event)) continue;
             String entity = r.value(event, r.entityPos);
             if (entity == null) continue;
             String qualifier = r.qualifierPos < 0 ? null : r.value(event, r.qualifierPos);
             if (r.qualifierPos >= 0 && qualifier == null) continue;
-            BigDecimal v = r.rule.value() == GradeRule.ValueSource.AMOUNT ? event.getAmount() : BigDecimal.ONE;
+            String grade = r.rule.gradeId(qualifier);
+            List<EntityDeltas.Delta> deltas = byPk.computeIfAbsent(BucketKey.partitionKey(domain, entity), pk -> new ArrayList<>(4));
             for (TimeUnit unit : r.rule.units()) {
-                BucketKey key = new BucketKey(event.getDomain(), entity, r.rule.gradeId(qualifier), unit, unit.bucketIndex(time));
-                out.add(KeyValue.pair(key.updateKey(), new BucketDocument(key.pk(), key.id(), key.grade(), unit.code(),
-                        bucketStart(unit, key.bucketIndex()),
-                        r.sum ? v : null, 1, r.min ? v : null, r.max ? v : null, 1, r.rule.ttlSeconds(), null)));
+                deltas.add(new EntityDeltas.Delta(grade, unit, unit.bucketIndex(event.getEventTime()), r.aggregations, r.ttlSeconds));
             }
         }
+        List<EntityDeltas> out = new ArrayList<>(byPk.size());
+        byPk.forEach((pk, deltas) -> out.add(new EntityDeltas(pk, event.getAmount(), deltas)));
         return out;
-    }
-
-    /** ISO start of a bucket; the last one per unit is kept because consecutive events mostly share it. */
-    private String bucketStart(TimeUnit unit, long index) {
-        int u = unit.ordinal();
-        if (lastIndex[u] != index || lastStart[u] == null) {
-            lastIndex[u] = index;
-            lastStart[u] = unit.bucketStart(index).toString();
-        }
-        return lastStart[u];
     }
 
     /** A rule with its field positions resolved once, so the per-event path does no lookups by name. */
@@ -67,9 +56,8 @@ public final class FanOut {
         final int qualifierPos;
         final int filterPos;
         final long retentionMs;
-        final boolean sum;
-        final boolean min;
-        final boolean max;
+        final int ttlSeconds;
+        final int aggregations;
 
         CompiledRule(GradeRule rule) {
             this.rule = rule;
@@ -77,9 +65,11 @@ public final class FanOut {
             this.qualifierPos = rule.qualifierField().map(CompiledRule::pos).orElse(-1);
             this.filterPos = rule.filter().map(f -> pos(f.field())).orElse(-1);
             this.retentionMs = rule.retention().toMillis();
-            this.sum = rule.aggregations().contains(Aggregation.SUM);
-            this.min = rule.aggregations().contains(Aggregation.MIN);
-            this.max = rule.aggregations().contains(Aggregation.MAX);
+            this.ttlSeconds = rule.ttlSeconds();
+            this.aggregations = (rule.aggregations().contains(Aggregation.SUM) ? EntityDeltas.SUM : 0)
+                    | (rule.aggregations().contains(Aggregation.MIN) ? EntityDeltas.MIN : 0)
+                    | (rule.aggregations().contains(Aggregation.MAX) ? EntityDeltas.MAX : 0)
+                    | (rule.value() == GradeRule.ValueSource.ONE ? EntityDeltas.VALUE_ONE : 0);
         }
 
         boolean accepts(TransactionEvent e) {

@@ -6,20 +6,15 @@ import io.tally.schemas.Topics;
 import io.tally.schemas.avro.TransactionEvent;
 import io.tally.schemas.serde.AvroDeserializer;
 import io.tally.schemas.serde.SchemaRegistryClient;
-import java.math.BigDecimal;
-import java.time.Instant;
+import java.time.Duration;
 import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
-import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -33,19 +28,22 @@ import org.apache.kafka.streams.state.Stores;
  *   <li>emit changed buckets to {@code bucket-updates} (key {@code pk|id})</li>
  * </ol>
  *
- * <p>Stage 6 keeps the Streams record cache on, deliberately: the cache merges the updates of one
- * bucket between commits, so each changed bucket is emitted at most once per commit interval, and
- * the sink downstream writes fewer, larger values. Every step that becomes a topic or a store is
- * named, so adding a step does not rename (and orphan) existing changelogs.
+ * <p>An event crosses the broker once per entity it touches (stage 4 carries all of that entity's deltas
+ * in one record), and stage 6 emits from the record cache: each changed bucket at most once per commit
+ * interval, with its newest value, so the sink downstream writes fewer, larger values. Every step that
+ * becomes a topic or a store is named, so adding a step does not rename (and orphan) existing changelogs.
  */
 public final class TallyTopology {
     public static final String SOURCE = "transactions-source";
     public static final String DECODE = "decode";
     public static final String DLQ_SINK = "dlq-sink";
     public static final String DEDUPE = "dedupe";
-    public static final String DEDUPE_STORE = "dedupe-store";
+    /** Sightings filed by cell ({@link DedupeRule}); renamed from {@code dedupe-store}, whose range layout it replaced. */
+    public static final String DEDUPE_STORE = "dedupe-cells";
     public static final String FAN_OUT = "fan-out";
-    public static final String REPARTITION = "bucket-repartition";
+    /** One record per (event, pk) ({@link EntityDeltas}); replaced {@code bucket-repartition}, one record per delta. */
+    public static final String REPARTITION = "entity-deltas";
+    public static final String AGGREGATE = "aggregate-buckets";
     public static final String BUCKET_STORE = "bucket-store";
     public static final String SINK = "bucket-updates-sink";
 
@@ -53,17 +51,19 @@ public final class TallyTopology {
 
     public static void build(StreamsBuilder builder, Topics.Names topics, TopologySettings settings, GradeRules rules,
                              Deserializer<TransactionEvent> events) {
-        Serde<BucketDocument> compact = CompactBucketSerde.serde();
-        Serde<BucketDocument> json = BucketDocumentSerde.serde();
         PartitionKeyPartitioner byPartitionKey = new PartitionKeyPartitioner();
-        EventValidator validator = new EventValidator(settings.maxAmount(), settings.maxFutureSkew(), settings.lateBound());
+        EventIntake intake = new EventIntake(events, new EventValidator(settings.maxAmount(), settings.maxFutureSkew(), settings.lateBound()));
+        DedupeRule dedupe = new DedupeRule(settings.dedupeHorizon());
         builder.addStateStore(Stores.windowStoreBuilder(
-                Stores.persistentWindowStore(DEDUPE_STORE, settings.dedupeHorizon(), settings.dedupeHorizon(), false),
+                Stores.persistentWindowStore(DEDUPE_STORE, dedupe.retention(), Duration.ofMillis(dedupe.cellWidthMs()), false),
                 Serdes.String(), Serdes.Long()));
+        // The same store type the DSL's reduce built under this name before, so existing state and its changelog carry over.
+        builder.addStateStore(Stores.timestampedKeyValueStoreBuilder(Stores.persistentTimestampedKeyValueStore(BUCKET_STORE),
+                Serdes.String(), CompactBucketSerde.serde()).withCachingEnabled());
 
         KStream<byte[], Decoded> decoded = builder
                 .stream(topics.transactions(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
-                .process(() -> new DecodeProcessor(events, validator), Named.as(DECODE));
+                .process(() -> new DecodeProcessor(intake), Named.as(DECODE));
 
         decoded.filter((k, d) -> d.isRejected(), Named.as("rejected"))
                 .mapValues(Decoded::raw, Named.as("original-bytes"))
@@ -71,40 +71,16 @@ public final class TallyTopology {
 
         decoded.filter((k, d) -> !d.isRejected(), Named.as("accepted"))
                 .mapValues(Decoded::event, Named.as("event"))
-                .process(() -> new DedupeProcessor(DEDUPE_STORE, settings.dedupeHorizon()), Named.as(DEDUPE), DEDUPE_STORE)
-                .process(() -> new FanOutProcessor(new FanOut(rules)), Named.as(FAN_OUT)) // one per task: FanOut keeps a small cache
-                .repartition(Repartitioned.<String, BucketDocument>as(REPARTITION)
-                        .withKeySerde(Serdes.String()).withValueSerde(compact).withStreamPartitioner(byPartitionKey))
-                .groupByKey()
-                .reduce(TallyTopology::merge, Named.as("aggregate-buckets"),
-                        Materialized.<String, BucketDocument, KeyValueStore<Bytes, byte[]>>as(BUCKET_STORE)
-                                .withKeySerde(Serdes.String()).withValueSerde(compact))
-                .toStream(Named.as("changed-buckets"))
-                // Stamped once per emitted value rather than once per delta merged.
-                .mapValues(d -> d.withUpdatedAt(Instant.now().toString()), Named.as("stamp-updated-at"))
-                .to(topics.bucketUpdates(), Produced.with(Serdes.String(), json).withStreamPartitioner(byPartitionKey).withName(SINK));
+                .process(() -> new DedupeProcessor(DEDUPE_STORE, dedupe), Named.as(DEDUPE), DEDUPE_STORE)
+                .process(() -> new FanOutProcessor(new FanOut(rules)), Named.as(FAN_OUT))
+                .repartition(Repartitioned.<String, EntityDeltas>as(REPARTITION)
+                        .withKeySerde(Serdes.String()).withValueSerde(EntityDeltasSerde.serde()).withStreamPartitioner(byPartitionKey.forDeltas()))
+                .process(() -> new BucketAggregator(BUCKET_STORE), Named.as(AGGREGATE), BUCKET_STORE)
+                .to(topics.bucketUpdates(), Produced.with(Serdes.String(), BucketDocumentSerde.serde())
+                        .withStreamPartitioner(byPartitionKey).withName(SINK));
     }
 
     public static AvroDeserializer<TransactionEvent> eventDeserializer(SchemaRegistryClient registry) {
         return new AvroDeserializer<>(registry, TransactionEvent.getClassSchema());
-    }
-
-    /** Stage 5: adds one delta to a bucket's absolute value; {@code ver} counts the deltas applied. */
-    public static BucketDocument merge(BucketDocument agg, BucketDocument d) {
-        return new BucketDocument(agg.pk(), agg.id(), agg.grade(), agg.unit(), agg.bucket(),
-                add(agg.sum(), d.sum()), agg.count() + d.count(), min(agg.min(), d.min()), max(agg.max(), d.max()),
-                agg.ver() + 1, agg.ttl(), null);
-    }
-
-    private static BigDecimal add(BigDecimal a, BigDecimal b) {
-        return a == null ? b : b == null ? a : a.add(b);
-    }
-
-    private static BigDecimal min(BigDecimal a, BigDecimal b) {
-        return a == null ? b : b == null ? a : a.min(b);
-    }
-
-    private static BigDecimal max(BigDecimal a, BigDecimal b) {
-        return a == null ? b : b == null ? a : a.max(b);
     }
 }

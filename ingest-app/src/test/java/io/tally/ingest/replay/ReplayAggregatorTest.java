@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.ingest.rules.GradeRules;
 import io.tally.ingest.topology.DeadLetters;
+import io.tally.ingest.topology.EventIntake;
 import io.tally.ingest.topology.EventValidator;
 import io.tally.ingest.topology.FanOut;
 import io.tally.ingest.topology.TallyTopology;
@@ -120,8 +121,8 @@ class ReplayAggregatorTest {
     }
 
     private static ReplayAggregator aggregator(GradeRules rules, RuleSelection selection, ReplayRange range) {
-        return new ReplayAggregator(PLAIN_AVRO, new EventValidator(SETTINGS.maxAmount(), SETTINGS.maxFutureSkew(), SETTINGS.lateBound()),
-                new FanOut(rules), selection, range, SETTINGS.dedupeHorizon());
+        return new ReplayAggregator(new EventIntake(PLAIN_AVRO, new EventValidator(SETTINGS.maxAmount(), SETTINGS.maxFutureSkew(),
+                SETTINGS.lateBound())), new FanOut(rules), selection, range, SETTINGS.dedupeHorizon());
     }
 
     /** Every bucket the live topology holds after the inputs, keyed pk|id. */

@@ -1,0 +1,126 @@
+package io.tally.ingest.topology;
+
+import io.tally.model.TimeUnit;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * Binary form of {@link EntityDeltas} on the topology's repartition topic, written once and read once
+ * per (event, pk). Only Tally reads this topic, and only the version that wrote it, so the format is
+ * private; the leading version byte makes a mix-up fail loudly instead of decoding garbage.
+ *
+ * <p>Layout: version, pk (length-prefixed UTF-8), amount (scale byte + unscaled long when it fits,
+ * else a flagged scale + length-prefixed two's-complement bytes), delta count, then per delta: grade
+ * (UTF-8), unit ordinal, bucket index, aggregation bits, ttl seconds.
+ */
+public final class EntityDeltasSerde {
+    private static final byte FORMAT = 1;
+    private static final TimeUnit[] UNITS = TimeUnit.values();
+    private static final int BIG_AMOUNT = 0x80; // scale byte flag: the unscaled value does not fit a long
+
+    private EntityDeltasSerde() {}
+
+    public static Serde<EntityDeltas> serde() {
+        Serializer<EntityDeltas> ser = (topic, d) -> d == null ? null : write(d);
+        Deserializer<EntityDeltas> de = (topic, bytes) -> bytes == null ? null : read(bytes, topic);
+        return Serdes.serdeFrom(ser, de);
+    }
+
+    static byte[] write(EntityDeltas d) {
+        byte[] pk = d.pk().getBytes(StandardCharsets.UTF_8);
+        List<EntityDeltas.Delta> deltas = d.deltas();
+        byte[][] grades = new byte[deltas.size()][];
+        int size = 1 + 2 + pk.length + amountSize(d.amount()) + 1;
+        for (int i = 0; i < grades.length; i++) {
+            // Consecutive deltas mostly share a grade (one per unit of a rule): encode it once.
+            grades[i] = i > 0 && deltas.get(i).grade().equals(deltas.get(i - 1).grade()) ? grades[i - 1]
+                    : deltas.get(i).grade().getBytes(StandardCharsets.UTF_8);
+            size += 2 + grades[i].length + 1 + 8 + 1 + 4;
+        }
+        if (deltas.size() > 255) throw new SerializationException("more than 255 deltas for one entity of one event: " + deltas.size());
+        ByteBuffer out = ByteBuffer.allocate(size);
+        out.put(FORMAT);
+        string(out, pk);
+        amount(out, d.amount());
+        out.put((byte) deltas.size());
+        for (int i = 0; i < grades.length; i++) {
+            EntityDeltas.Delta delta = deltas.get(i);
+            string(out, grades[i]);
+            out.put((byte) delta.unit().ordinal());
+            out.putLong(delta.bucketIndex());
+            out.put((byte) delta.aggregations());
+            out.putInt(delta.ttlSeconds());
+        }
+        return out.array();
+    }
+
+    static EntityDeltas read(byte[] bytes, String topic) {
+        try {
+            ByteBuffer in = ByteBuffer.wrap(bytes);
+            byte format = in.get();
+            if (format != FORMAT) throw new SerializationException("unknown entity-deltas format " + format + " on " + topic);
+            String pk = string(in);
+            BigDecimal amount = amount(in);
+            int n = Byte.toUnsignedInt(in.get());
+            List<EntityDeltas.Delta> deltas = new ArrayList<>(n);
+            String previousGrade = null;
+            for (int i = 0; i < n; i++) {
+                String grade = string(in);
+                if (grade.equals(previousGrade)) grade = previousGrade; // one String per rule, not per unit
+                previousGrade = grade;
+                deltas.add(new EntityDeltas.Delta(grade, UNITS[in.get()], in.getLong(), in.get(), in.getInt()));
+            }
+            return new EntityDeltas(pk, amount, deltas);
+        } catch (BufferUnderflowException | IndexOutOfBoundsException e) {
+            throw new SerializationException("truncated entity deltas on " + topic, e);
+        }
+    }
+
+    private static void string(ByteBuffer out, byte[] utf8) {
+        if (utf8.length > 0xFFFF) throw new SerializationException("string of " + utf8.length + " bytes is too long");
+        out.putShort((short) utf8.length);
+        out.put(utf8);
+    }
+
+    private static String string(ByteBuffer in) {
+        int length = Short.toUnsignedInt(in.getShort());
+        String s = new String(in.array(), in.position(), length, StandardCharsets.UTF_8);
+        in.position(in.position() + length);
+        return s;
+    }
+
+    private static int amountSize(BigDecimal a) {
+        return a.unscaledValue().bitLength() < 64 ? 1 + 8 : 1 + 1 + 2 + a.unscaledValue().toByteArray().length;
+    }
+
+    private static void amount(ByteBuffer out, BigDecimal a) {
+        if (a.scale() < 0 || a.scale() > 0x7F) throw new SerializationException("amount scale " + a.scale() + " out of range");
+        if (a.unscaledValue().bitLength() < 64) {
+            out.put((byte) a.scale());
+            out.putLong(a.unscaledValue().longValueExact());
+        } else {
+            out.put((byte) (a.scale() | BIG_AMOUNT));
+            out.put((byte) 0); // reserved
+            string(out, a.unscaledValue().toByteArray());
+        }
+    }
+
+    private static BigDecimal amount(ByteBuffer in) {
+        int scale = Byte.toUnsignedInt(in.get());
+        if ((scale & BIG_AMOUNT) == 0) return BigDecimal.valueOf(in.getLong(), scale);
+        in.get();
+        byte[] unscaled = new byte[Short.toUnsignedInt(in.getShort())];
+        in.get(unscaled);
+        return new BigDecimal(new BigInteger(unscaled), scale & ~BIG_AMOUNT);
+    }
+}
