@@ -42,7 +42,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 final class FreshnessProbe implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String DOMAIN = "probe";
+    static final String DOMAIN = "probe";
     private static final String GRADE = "spend-per-customer";
     private static final long POLL_PAUSE_MS = 10;
     private static final long BACKOFF_MS = 100;

@@ -14,10 +14,11 @@ import io.tally.schemas.Topics;
 import io.tally.schemas.topics.TopicProvisioner;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
+import io.tally.testsupport.truth.GroundTruthJudge;
+import io.tally.testsupport.truth.GroundTruthJudge.Verdict;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,15 +48,13 @@ import org.slf4j.LoggerFactory;
 /**
  * One guarantee test's whole pipeline: its own topics (a unique {@code topics.prefix}), Streams
  * application id, sink group and Cosmos database; ingest-app instances in child JVMs
- * ({@link IngestNode}); loadgen with a ground truth; and the judge: every bucket document in Cosmos
- * compared with the truth (missing, extra and wrong ones), the DLQ counted by reason, a watcher for a
- * stored {@code ver} going backwards, and a wait until all of that holds.
+ * ({@link IngestNode}); loadgen with a ground truth; every bucket document in Cosmos judged against it
+ * ({@link GroundTruthJudge}: missing, extra and wrong ones, every field), the DLQ counted by reason, a
+ * watcher for a stored {@code ver} going backwards, and a wait until all of that holds.
  */
 final class Pipeline implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Pipeline.class);
     static final ObjectMapper JSON = new ObjectMapper();
-    /** How many of each kind of difference a failure message lists. */
-    private static final int SHOWN = 20;
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(30);
     /**
      * Until output reaches Cosmos: two fresh JVMs (Streams, Cosmos client) plus loadgen need ~15 s on an idle
@@ -239,49 +238,6 @@ final class Pipeline implements AutoCloseable {
         throw new AssertionError(m.toString());
     }
 
-    /** Every bucket of the truth against Cosmos, field by field (only the aggregations each rule lists). */
-    Comparison compare(Truth truth) {
-        Map<String, JsonNode> stored = stored();
-        List<String> missing = new ArrayList<>(), extra = new ArrayList<>(), wrong = new ArrayList<>();
-        truth.buckets().forEach((key, want) -> {
-            JsonNode have = stored.get(key);
-            if (have == null) {
-                missing.add(key);
-                return;
-            }
-            List<String> diffs = new ArrayList<>();
-            want.fields().forEachRemaining(f -> {
-                JsonNode h = have.get(f.getKey());
-                if (h == null || h.isNull() || new BigDecimal(h.asText()).compareTo(new BigDecimal(f.getValue().asText())) != 0) {
-                    diffs.add(f.getKey() + " " + (h == null ? "absent" : h.asText()) + " != " + f.getValue().asText());
-                }
-            });
-            if (!diffs.isEmpty()) wrong.add(key + " (ver " + have.path("ver").asText() + "): " + String.join(", ", diffs));
-        });
-        stored.keySet().stream().filter(k -> !truth.buckets().containsKey(k)).sorted().forEach(extra::add);
-        missing.sort(null);
-        wrong.sort(null);
-        return new Comparison(missing, extra, wrong, truth.buckets().size(), stored.size());
-    }
-
-    /** The differences between Cosmos and a ground truth. */
-    record Comparison(List<String> missing, List<String> extra, List<String> wrong, int expected, int stored) {
-        boolean equal() {
-            return missing.isEmpty() && extra.isEmpty() && wrong.isEmpty();
-        }
-
-        @Override
-        public String toString() {
-            if (equal()) return "all " + expected + " buckets equal the ground truth";
-            return stored + " documents stored, " + expected + " expected; " + missing.size() + " missing " + first(missing)
-                    + "; " + extra.size() + " extra " + first(extra) + "; " + wrong.size() + " wrong " + first(wrong);
-        }
-
-        private static List<String> first(List<String> l) {
-            return l.subList(0, Math.min(SHOWN, l.size()));
-        }
-    }
-
     /** Records on the input DLQ by {@code tally.reason} header (read_committed, from the start to the current end). */
     Map<String, Long> deadLettersByReason() {
         Map<String, Long> out = new TreeMap<>();
@@ -335,14 +291,17 @@ final class Pipeline implements AutoCloseable {
     Duration awaitConverged(Truth truth, Duration timeout) throws InterruptedException {
         long t0 = System.nanoTime();
         long deadline = t0 + timeout.toNanos();
-        Comparison last = null;
+        GroundTruthJudge judge = truth.judge();
+        Verdict last = null;
         Map<String, Long> dlq = Map.of();
         String lastError = "";
         long nextProgress = t0 + PROGRESS_EVERY.toNanos();
         while (System.nanoTime() < deadline) {
+            Verdict now = null;
             try {
                 if (aggregationDrained()) {
-                    last = compare(truth);
+                    now = last = judge.judge(container());
+                    if (last.couldNotRead()) lastError = last.summary();
                     if (last.equal()) {
                         dlq = deadLettersByReason();
                         if (dlq.equals(truth.nonZeroDlq())) {
@@ -357,13 +316,14 @@ final class Pipeline implements AutoCloseable {
             }
             if (System.nanoTime() > nextProgress) {
                 nextProgress += PROGRESS_EVERY.toNanos();
+                if (now == null) now = last = judge.judge(container());
                 log.info("[{}] waiting {} s: {}; sink lag {}", name, Duration.ofNanos(System.nanoTime() - t0).toSeconds(),
-                        compareQuietly(truth).replaceAll("\\[[^]]*]", "[..]"), lagQuietly(sinkGroup));
+                        now.summary(), lagQuietly(sinkGroup));
             }
             Thread.sleep(2000);
         }
         StringBuilder m = new StringBuilder("[" + name + "] not converged after " + timeout.toSeconds() + " s\n");
-        m.append("  cosmos: ").append(last == null ? compareQuietly(truth) : last).append('\n');
+        m.append("  cosmos: ").append(last == null ? judge.judge(container()) : last).append('\n');
         m.append("  DLQ: ").append(dlq).append(", expected ").append(truth.nonZeroDlq()).append('\n');
         m.append("  aggregation lag: ").append(lagQuietly(appId)).append("; sink lag: ").append(lagQuietly(sinkGroup)).append('\n');
         if (!lastError.isEmpty()) m.append("  last error: ").append(lastError).append('\n');
@@ -372,14 +332,6 @@ final class Pipeline implements AutoCloseable {
                     .append(", started ").append(n.starts()).append("x):\n").append(n.logTail()).append('\n');
         }
         throw new AssertionError(m.toString());
-    }
-
-    private String compareQuietly(Truth truth) {
-        try {
-            return compare(truth).toString();
-        } catch (RuntimeException e) {
-            return "cannot read Cosmos: " + e;
-        }
     }
 
     private String lagQuietly(String group) {
@@ -496,6 +448,11 @@ final class Pipeline implements AutoCloseable {
                 if (v > 0) out.put(k, v);
             });
             return out;
+        }
+
+        /** Every bucket document the run must leave in Cosmos, every field (GroundTruthJudge#of). */
+        GroundTruthJudge judge() {
+            return GroundTruthJudge.of(summary.truth().orElseThrow());
         }
 
         /** Every reason is represented and duplicates were sent: the scenario cannot pass vacuously. */

@@ -22,6 +22,8 @@ import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
 import io.tally.testsupport.process.ChildJvm;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
+import io.tally.testsupport.truth.GroundTruthJudge;
+import io.tally.testsupport.truth.GroundTruthJudge.Verdict;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,8 +70,7 @@ class ReplayIT {
                     "--loadgen.malformed.fraction=0.01"));
             assertThat(run.failed()).isZero();
             GroundTruth truth = run.truth().orElseThrow();
-            ReplayWorld.awaitNoMismatch(() -> ReplayWorld.mismatches(truth, world.stored("buckets"), (pk, id) -> true),
-                    (int) truth.documents(), DRAIN);
+            world.awaitEqual(GroundTruthJudge.of(truth), "buckets", DRAIN);
 
             // The last two of the three hours, into a container of its own.
             ReplayRange range = new ReplayRange(hour.minus(Duration.ofHours(2)), hour);
@@ -87,7 +88,8 @@ class ReplayIT {
             assertThat(inRange).hasSizeGreaterThan(50);
             assertThat(replayed.keySet()).as("exactly the live buckets wholly inside the range").isEqualTo(inRange.keySet());
             inRange.forEach((key, doc) -> assertThat(values(replayed.get(key))).as(key).isEqualTo(values(doc)));
-            assertThat(ReplayWorld.mismatches(truth, replayed, (pk, id) -> inside(range, id))).isEmpty();
+            Verdict replayedVsTruth = GroundTruthJudge.of(truth).restrictedTo((pk, id) -> inside(range, id)).judge(replayed.values());
+            assertThat(replayedVsTruth.equal()).as("%s", replayedVsTruth).isTrue();
             assertThat(first.computed()).isEqualTo(inRange.size());
             assertThat(first.written()).isEqualTo(inRange.size());
 
@@ -188,9 +190,8 @@ class ReplayIT {
                 assertThat(replayed.acknowledged()).isEqualTo(recorded.recorded());
                 GroundTruth truth = replayed.truth().orElseThrow();
                 assertThat(truth.documents()).isPositive();
-                ReplayWorld.awaitNoMismatch(() -> ReplayWorld.mismatches(truth, world.stored("buckets"), (pk, id) -> true),
-                        (int) truth.documents(), DRAIN);
-                assertThat(world.stored("buckets")).as("no bucket beyond the ground truth").hasSize((int) truth.documents());
+                // Every bucket of the truth, every field, and no bucket beyond it.
+                world.awaitEqual(GroundTruthJudge.of(truth), "buckets", DRAIN);
             }
         }
     }

@@ -1,17 +1,18 @@
 package io.tally.tests.replay;
 
 import com.azure.cosmos.CosmosAsyncClient;
+import com.azure.cosmos.CosmosAsyncContainer;
 import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.CosmosQueryRequestOptions;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.loadgen.LoadgenSettings;
-import io.tally.loadgen.truth.BucketValue;
-import io.tally.loadgen.truth.GroundTruth;
 import io.tally.schemas.Topics;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
+import io.tally.testsupport.truth.GroundTruthJudge;
+import io.tally.testsupport.truth.GroundTruthJudge.Verdict;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,12 +20,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.BiPredicate;
 
 /**
  * One replay test's world: its own topics ({@code <prefix>transactions} with three partitions, the DLQ,
  * {@code <prefix>bucket-updates}), its own Cosmos database, the flags that point ingest-app, replay and
- * loadgen at them, and a reader of what a container holds.
+ * loadgen at them, a reader of what a container holds and a wait until it equals a ground truth.
  */
 final class ReplayWorld implements AutoCloseable {
     final TestKafka kafka;
@@ -89,50 +89,14 @@ final class ReplayWorld implements AutoCloseable {
         return client;
     }
 
-    /**
-     * Buckets of the ground truth that {@code include} selects (by pk and id) and that the container does not
-     * hold with the truth's values, with {@code ver} = count (one delta per counted event).
-     */
-    static List<String> mismatches(GroundTruth truth, Map<String, JsonNode> stored, BiPredicate<String, String> include) {
-        List<String> wrong = new ArrayList<>();
-        truth.buckets().forEach((pk, ids) -> ids.forEach((id, v) -> {
-            if (!include.test(pk, id)) return;
-            JsonNode doc = stored.get(pk + "|" + id);
-            if (doc == null) wrong.add(pk + "|" + id + " missing");
-            else if (!matches(doc, v)) wrong.add(pk + "|" + id + " is " + doc + ", expected count " + v.count() + " sum " + v.sum());
-        }));
-        return wrong;
+    CosmosAsyncContainer container(String name) {
+        return client.getDatabase(database).getContainer(name);
     }
 
-    private static boolean matches(JsonNode doc, BucketValue v) {
-        return doc.get("count").asLong() == v.count() && doc.get("ver").asLong() == v.count()
-                && same(doc, "sum", v) && same(doc, "min", v) && same(doc, "max", v);
-    }
-
-    /** A field the rule keeps must equal the truth; the truth keeps every aggregation, the document only its rule's. */
-    private static boolean same(JsonNode doc, String field, BucketValue v) {
-        if (!doc.hasNonNull(field)) return true;
-        java.math.BigDecimal expected = switch (field) {
-            case "sum" -> v.sum();
-            case "min" -> v.min();
-            default -> v.max();
-        };
-        return doc.get(field).decimalValue().compareTo(expected) == 0;
-    }
-
-    /** Waits until {@link #mismatches} is empty; fails listing a few. */
-    static void awaitNoMismatch(java.util.function.Supplier<List<String>> check, int expected, Duration timeout)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        List<String> wrong = check.get();
-        while (!wrong.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(1000);
-            wrong = check.get();
-        }
-        if (!wrong.isEmpty()) {
-            throw new AssertionError(wrong.size() + " of " + expected + " buckets wrong after " + timeout + ", e.g. "
-                    + wrong.subList(0, Math.min(5, wrong.size())));
-        }
+    /** Waits until container {@code name} holds exactly what {@code judge} expects; fails with the differences. */
+    void awaitEqual(GroundTruthJudge judge, String name, Duration timeout) throws InterruptedException {
+        Verdict v = judge.awaitEqual(container(name), timeout, Duration.ofSeconds(1));
+        if (!v.equal()) throw new AssertionError("container " + name + " after " + timeout.toSeconds() + " s: " + v);
     }
 
     @Override

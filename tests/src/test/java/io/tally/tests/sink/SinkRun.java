@@ -10,6 +10,8 @@ import io.tally.model.BucketDocument;
 import io.tally.schemas.Topics;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
+import io.tally.testsupport.truth.GroundTruthJudge;
+import io.tally.testsupport.truth.GroundTruthJudge.Verdict;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,7 +35,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * One sink test's world: its own topics (a unique {@code topics.prefix}: {@code <prefix>bucket-updates}
  * with three partitions and {@code <prefix>bucket-updates.dlq}), its own Cosmos database, a producer of
- * synthetic absolute bucket updates with the expected final state, and a reader of what Cosmos holds.
+ * synthetic absolute bucket updates with the expected final state, a reader of what Cosmos holds and a
+ * wait until it equals that state.
  */
 final class SinkRun implements AutoCloseable {
     static final ObjectMapper JSON = new ObjectMapper();
@@ -127,7 +130,6 @@ final class SinkRun implements AutoCloseable {
         return client.getDatabase(database).getContainer("buckets");
     }
 
-    /** pk|id -> stored document (ver, sum). Empty while the container does not exist yet. */
     /**
      * Until {@code checking} turns false, samples every stored version and records any that is lower
      * than one seen before: a stale write winning. Run it on its own thread.
@@ -151,6 +153,7 @@ final class SinkRun implements AutoCloseable {
         }
     }
 
+    /** pk|id -> stored document (ver, sum). Empty while the container does not exist yet. */
     Map<String, JsonNode> stored() {
         Map<String, JsonNode> out = new HashMap<>();
         try {
@@ -164,32 +167,13 @@ final class SinkRun implements AutoCloseable {
         return out;
     }
 
-    /** Buckets whose stored ver/sum differ from the newest produced (missing ones included). */
-    List<String> wrong() {
-        Map<String, JsonNode> s = stored();
-        List<String> wrong = new ArrayList<>();
-        expected.forEach((k, d) -> {
-            JsonNode n = s.get(k);
-            if (n == null) wrong.add(k + " missing");
-            else if (n.get("ver").asLong() != d.ver() || n.get("sum").decimalValue().compareTo(d.sum()) != 0) {
-                wrong.add(k + " ver " + n.get("ver").asLong() + " sum " + n.get("sum").decimalValue() + ", expected ver " + d.ver());
-            }
-        });
-        return wrong;
-    }
-
-    /** Waits until every bucket holds its newest version; fails listing a few wrong ones. */
+    /**
+     * Waits until Cosmos holds exactly the newest version produced of every bucket, every field but
+     * {@code updatedAt}, and nothing else; fails with the differences.
+     */
     void awaitAllCorrect(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        List<String> wrong = wrong();
-        while (!wrong.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(500);
-            wrong = wrong();
-        }
-        if (!wrong.isEmpty()) {
-            throw new AssertionError(wrong.size() + " of " + expected.size() + " buckets wrong after " + timeout + ", e.g. "
-                    + wrong.subList(0, Math.min(5, wrong.size())));
-        }
+        Verdict v = GroundTruthJudge.ofDocuments(expected.values()).awaitEqual(container(), timeout, Duration.ofMillis(500));
+        if (!v.equal()) throw new AssertionError("after " + timeout.toSeconds() + " s: " + v);
     }
 
     /** Records on the DLQ (read_committed, from the start), waiting for at least {@code expected}. */

@@ -1,0 +1,428 @@
+package io.tally.testsupport.truth;
+
+import com.azure.cosmos.CosmosAsyncContainer;
+import com.azure.cosmos.CosmosException;
+import com.azure.cosmos.models.CosmosQueryRequestOptions;
+import com.azure.cosmos.models.FeedResponse;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tally.loadgen.rules.Rule;
+import io.tally.loadgen.truth.BucketValue;
+import io.tally.loadgen.truth.GroundTruth;
+import io.tally.model.BucketDocument;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiPredicate;
+import java.util.function.Predicate;
+
+/**
+ * The one comparison of a container's bucket documents with what they must be: loadgen's ground truth
+ * ({@link #of(GroundTruth)}) or a test's own expected documents ({@link #ofDocuments}). Every field of
+ * every expected bucket is compared ({@link Field}; {@code updatedAt} is wall-clock time, never expected),
+ * missing and unexpected documents are reported, and a container that cannot be read gives a verdict that
+ * says so rather than one that counts its buckets as wrong.
+ *
+ * <p>Decimals are compared by value ({@code 12.3400} equals {@code 12.34}). Cosmos keeps JSON numbers as
+ * doubles, so a stored decimal also equals the expected one rounded to the nearest double: beyond ~16
+ * significant digits the store cannot tell them apart, and neither can a reader.
+ *
+ * <p>Immutable and thread-safe; options return a new judge. {@link #judge(Collection)} is a pure function
+ * of the documents; {@link #judge(CosmosAsyncContainer)} only adds reading them, with retries.
+ */
+public final class GroundTruthJudge {
+    /** The document fields a judge compares, by their JSON names. */
+    public enum Field {
+        GRADE("grade"), UNIT("unit"), BUCKET("bucket"), SUM("sum"), COUNT("count"), MIN("min"), MAX("max"), VER("ver"), TTL("ttl");
+
+        private final String json;
+
+        Field(String json) {
+            this.json = json;
+        }
+
+        public String json() {
+            return json;
+        }
+    }
+
+    /** How many of each kind of difference {@link Verdict#toString()} lists. */
+    public static final int SHOWN = 20;
+    /** Large pages: a benchmark's container holds 100k+ buckets, and each page is a round trip to a busy endpoint. */
+    private static final int PAGE_SIZE = 5_000;
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
+
+    private final Map<String, BucketDocument> expected;
+    private final String source;
+    private final Predicate<String> extraIgnored;
+    private final String extraIgnoredWhy;
+    private final int readAttempts;
+    private final Duration firstBackoff;
+
+    private GroundTruthJudge(Map<String, BucketDocument> expected, String source, Predicate<String> extraIgnored,
+                             String extraIgnoredWhy, int readAttempts, Duration firstBackoff) {
+        this.expected = expected;
+        this.source = source;
+        this.extraIgnored = extraIgnored;
+        this.extraIgnoredWhy = extraIgnoredWhy;
+        this.readAttempts = readAttempts;
+        this.firstBackoff = firstBackoff;
+    }
+
+    /**
+     * Loadgen's ground truth as the documents the pipeline must hold: per bucket the aggregations its rule
+     * lists (the others absent), {@code count}, {@code ver} = count (the pipeline's {@code ver} counts the
+     * deltas applied, one per counted event), {@code ttl} = the rule's retention in seconds, and grade, unit
+     * and bucket start from the id. Derived here, not with the pipeline's classes, so a shared bug cannot
+     * hide.
+     */
+    public static GroundTruthJudge of(GroundTruth truth) {
+        Map<String, Rule> rules = new TreeMap<>();
+        truth.rules().rules().forEach(r -> rules.put(r.name(), r));
+        Map<String, BucketDocument> out = new TreeMap<>();
+        truth.buckets().forEach((pk, ids) -> ids.forEach((id, v) -> out.put(pk + "|" + id, expectedDocument(pk, id, v, rules))));
+        return new GroundTruthJudge(Collections.unmodifiableMap(out), "ground truth", k -> false, null, 5, Duration.ofSeconds(2));
+    }
+
+    /**
+     * Documents a test computed itself (a synthetic stream of absolute bucket updates): each must be stored
+     * with exactly these values, {@code updatedAt} excepted, and nothing else.
+     */
+    public static GroundTruthJudge ofDocuments(Collection<BucketDocument> documents) {
+        Map<String, BucketDocument> out = new TreeMap<>();
+        documents.forEach(d -> out.put(d.pk() + "|" + d.id(), d));
+        return new GroundTruthJudge(Collections.unmodifiableMap(out), "expected documents", k -> false, null, 5, Duration.ofSeconds(2));
+    }
+
+    static BucketDocument expectedDocument(String pk, String id, BucketValue v, Map<String, Rule> rules) {
+        // id = grade|unit|index, split from the right: a qualifier value inside the grade may hold any character,
+        // a rule name ([a-z0-9-]+) never holds ':'.
+        int unitAt = id.lastIndexOf('|', id.lastIndexOf('|') - 1);
+        String grade = id.substring(0, unitAt);
+        String unit = id.substring(unitAt + 1, id.lastIndexOf('|'));
+        long index = Long.parseLong(id.substring(id.lastIndexOf('|') + 1));
+        int colon = grade.indexOf(':');
+        Rule rule = rules.get(colon < 0 ? grade : grade.substring(0, colon));
+        if (rule == null) throw new IllegalArgumentException("the ground truth has bucket " + pk + "|" + id + " of no rule it lists");
+        Set<Rule.Aggregation> aggs = rule.aggregations();
+        return new BucketDocument(pk, id, grade, unit, bucketStart(unit, index).toString(),
+                aggs.contains(Rule.Aggregation.SUM) ? v.sum() : null, v.count(),
+                aggs.contains(Rule.Aggregation.MIN) ? v.min() : null, aggs.contains(Rule.Aggregation.MAX) ? v.max() : null,
+                v.count(), (int) Math.min(Integer.MAX_VALUE, rule.retention().toSeconds()), null);
+    }
+
+    /** Start of bucket {@code index} of {@code unit}: whole units since 1970-01-01T00:00Z, months by the calendar. */
+    static Instant bucketStart(String unit, long index) {
+        return switch (unit) {
+            case "minute" -> Instant.ofEpochSecond(index * 60);
+            case "hour" -> Instant.ofEpochSecond(index * 3_600);
+            case "day" -> Instant.ofEpochSecond(index * 86_400);
+            case "month" -> ZonedDateTime.of(1970, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC).plusMonths(index).toInstant();
+            default -> throw new IllegalArgumentException("unknown unit " + unit);
+        };
+    }
+
+    // --- options --------------------------------------------------------------------------------
+
+    /**
+     * Only the expected buckets {@code include} selects (by pk and id) are expected; the container holding
+     * any other is an extra document. For a container that must hold a part of the truth, e.g. a replay of
+     * a range holds only the buckets wholly inside it.
+     */
+    public GroundTruthJudge restrictedTo(BiPredicate<String, String> include) {
+        Map<String, BucketDocument> out = new TreeMap<>();
+        expected.forEach((k, d) -> {
+            if (include.test(d.pk(), d.id())) out.put(k, d);
+        });
+        return new GroundTruthJudge(Collections.unmodifiableMap(out), source + " (a selection)", extraIgnored, extraIgnoredWhy,
+                readAttempts, firstBackoff);
+    }
+
+    /**
+     * Documents of {@code domain} (pk {@code domain|...}) that the truth does not expect are not reported as
+     * extra. For traffic a run adds on purpose beside loadgen's, which the truth cannot know about (a
+     * benchmark's freshness probe); its expected buckets, if any, are still compared.
+     */
+    public GroundTruthJudge ignoringExtraInDomain(String domain) {
+        String prefix = domain + "|";
+        return new GroundTruthJudge(expected, source, extraIgnored.or(k -> k.startsWith(prefix)),
+                (extraIgnoredWhy == null ? "" : extraIgnoredWhy + ", ") + "domain " + domain, readAttempts, firstBackoff);
+    }
+
+    /** Reads up to {@code attempts} times, waiting {@code firstBackoff}, then twice as long each time (default 5 from 2 s: ~30 s). */
+    public GroundTruthJudge withReadRetries(int attempts, Duration firstBackoff) {
+        if (attempts < 1) throw new IllegalArgumentException("attempts must be at least 1");
+        return new GroundTruthJudge(expected, source, extraIgnored, extraIgnoredWhy, attempts, firstBackoff);
+    }
+
+    /** The expected documents by {@code pk|id}. */
+    public Map<String, BucketDocument> expected() {
+        return expected;
+    }
+
+    // --- judging --------------------------------------------------------------------------------
+
+    /** Compares the documents a container holds (as Cosmos returns them, system fields and all) with the expected ones. */
+    public Verdict judge(Collection<JsonNode> stored) {
+        Set<String> seen = new LinkedHashSet<>();
+        List<String> extra = new ArrayList<>();
+        List<Difference> differences = new ArrayList<>();
+        int wrongBuckets = 0;
+        for (JsonNode doc : stored) {
+            String key = doc.path("pk").asText("(no pk)") + "|" + doc.path("id").asText("(no id)");
+            seen.add(key);
+            BucketDocument want = expected.get(key);
+            if (want == null) {
+                if (!extraIgnored.test(key)) extra.add(key);
+                continue;
+            }
+            int before = differences.size();
+            compare(key, want, doc, differences);
+            if (differences.size() > before) wrongBuckets++;
+        }
+        List<String> missing = new ArrayList<>();
+        for (String key : expected.keySet()) {
+            if (!seen.contains(key)) missing.add(key);
+        }
+        extra.sort(null);
+        differences.sort(java.util.Comparator.comparing(Difference::key).thenComparing(Difference::field));
+        Outcome outcome = missing.isEmpty() && extra.isEmpty() && differences.isEmpty() ? Outcome.EQUAL : Outcome.WRONG;
+        return new Verdict(outcome, source, expected.size(), stored.size(), List.copyOf(missing), List.copyOf(extra),
+                List.copyOf(differences), wrongBuckets, extraIgnoredWhy, null, 1);
+    }
+
+    private static void compare(String key, BucketDocument want, JsonNode have, List<Difference> out) {
+        text(key, Field.GRADE, want.grade(), have, out);
+        text(key, Field.UNIT, want.unit(), have, out);
+        text(key, Field.BUCKET, want.bucket(), have, out);
+        number(key, Field.SUM, want.sum(), have, out);
+        number(key, Field.COUNT, BigDecimal.valueOf(want.count()), have, out);
+        number(key, Field.MIN, want.min(), have, out);
+        number(key, Field.MAX, want.max(), have, out);
+        number(key, Field.VER, BigDecimal.valueOf(want.ver()), have, out);
+        number(key, Field.TTL, want.ttl() == null ? null : BigDecimal.valueOf(want.ttl()), have, out);
+    }
+
+    private static void text(String key, Field f, String want, JsonNode doc, List<Difference> out) {
+        JsonNode have = doc.get(f.json());
+        boolean absent = have == null || have.isNull();
+        if (want == null ? !absent : absent || !have.isTextual() || !have.asText().equals(want)) {
+            out.add(new Difference(key, f, want == null ? "absent" : want, show(have)));
+        }
+    }
+
+    /** {@code want} null: the field must be absent (a rule's aggregation it does not list, a document without ttl). */
+    private static void number(String key, Field f, BigDecimal want, JsonNode doc, List<Difference> out) {
+        JsonNode have = doc.get(f.json());
+        boolean absent = have == null || have.isNull();
+        boolean ok = want == null ? absent : !absent && have.isNumber() && sameNumber(want, have);
+        if (!ok) out.add(new Difference(key, f, want == null ? "absent" : want.toPlainString(), show(have)));
+    }
+
+    private static boolean sameNumber(BigDecimal want, JsonNode have) {
+        BigDecimal h = have.decimalValue();
+        if (h.compareTo(want) == 0) return true;
+        return have.isFloatingPointNumber() && h.compareTo(new BigDecimal(Double.toString(want.doubleValue()))) == 0;
+    }
+
+    private static String show(JsonNode v) {
+        if (v == null || v.isNull()) return "absent";
+        if (v.isNumber()) return v.decimalValue().toPlainString();
+        return v.isTextual() ? v.asText() : v.toString();
+    }
+
+    /**
+     * Reads every document of {@code container} and judges them. A read that fails with a {@link CosmosException}
+     * or times out is retried with exponential backoff; if every attempt fails the verdict is
+     * {@link Outcome#COULD_NOT_READ}. A container that does not exist (404) holds nothing.
+     */
+    public Verdict judge(CosmosAsyncContainer container) throws InterruptedException {
+        return judge(() -> readAll(container));
+    }
+
+    /** What reads a whole container; throws on failure. */
+    @FunctionalInterface
+    public interface ContainerReader {
+        Collection<JsonNode> read();
+    }
+
+    /** {@link #judge(CosmosAsyncContainer)} with another way of reading: the retry and classification alone. */
+    public Verdict judge(ContainerReader reader) throws InterruptedException {
+        Duration wait = firstBackoff;
+        RuntimeException last = null;
+        for (int attempt = 1; attempt <= readAttempts; attempt++) {
+            if (attempt > 1) {
+                Thread.sleep(wait.toMillis());
+                wait = wait.multipliedBy(2);
+            }
+            Collection<JsonNode> docs;
+            try {
+                docs = reader.read();
+            } catch (RuntimeException e) {
+                if (!isReadFailure(e)) throw e; // a bug in the test or the judge, not the store: no verdict hides it
+                last = e;
+                continue;
+            }
+            Verdict v = judge(docs);
+            return attempt == 1 ? v : v.afterAttempts(attempt);
+        }
+        return new Verdict(Outcome.COULD_NOT_READ, source, expected.size(), 0, List.of(), List.of(), List.of(), 0, extraIgnoredWhy,
+                describe(last), readAttempts);
+    }
+
+    /** A CosmosException or a timeout anywhere in the cause chain: the store did not answer, whatever wrapped it. */
+    static boolean isReadFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof CosmosException || t instanceof TimeoutException) return true;
+        }
+        return false;
+    }
+
+    private static String describe(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof CosmosException c) {
+                return "CosmosException " + c.getStatusCode() + ":" + c.getSubStatusCode() + " " + firstLine(c.getShortMessage());
+            }
+            if (t instanceof TimeoutException) return "no answer within " + READ_TIMEOUT.toSeconds() + " s";
+        }
+        return String.valueOf(e);
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) return "";
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    private static Collection<JsonNode> readAll(CosmosAsyncContainer container) {
+        try {
+            List<JsonNode> docs = container.queryItems("SELECT * FROM c", new CosmosQueryRequestOptions(), JsonNode.class)
+                    .byPage(PAGE_SIZE).flatMapIterable(FeedResponse::getResults).collectList().timeout(READ_TIMEOUT).block();
+            return docs == null ? List.of() : docs;
+        } catch (CosmosException e) {
+            if (e.getStatusCode() == 404) return List.of(); // not created yet: the pipeline has written nothing
+            throw e;
+        }
+    }
+
+    /**
+     * Polls until the container equals the expected documents or {@code timeout} passes; returns the last verdict
+     * (equal, wrong or could not read) for the caller to assert on or report.
+     */
+    public Verdict awaitEqual(CosmosAsyncContainer container, Duration timeout, Duration pause) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Verdict v = judge(container);
+        while (!v.equal() && System.nanoTime() < deadline) {
+            Thread.sleep(pause.toMillis());
+            v = judge(container);
+        }
+        return v;
+    }
+
+    // --- the verdict ----------------------------------------------------------------------------
+
+    public enum Outcome {
+        /** Every expected bucket stored with every field right, nothing else stored. */
+        EQUAL,
+        /** The container was read and differs: missing, extra or wrong buckets. */
+        WRONG,
+        /** Every read attempt failed; nothing is known about the buckets. */
+        COULD_NOT_READ
+    }
+
+    /** One field of one bucket that differs; values as plain text ("absent" for a field that is not there). */
+    public record Difference(String key, Field field, String expected, String actual) {
+        @Override
+        public String toString() {
+            return key + " " + field.json() + ": expected " + expected + ", stored " + actual;
+        }
+    }
+
+    /**
+     * The outcome of one comparison.
+     *
+     * @param source         what was expected ("ground truth", "expected documents")
+     * @param expected       how many documents were expected
+     * @param stored         how many the container held (0 when it could not be read)
+     * @param missing        keys ({@code pk|id}) expected but not stored, sorted
+     * @param extra          keys stored but not expected, sorted (ignored domains left out)
+     * @param differences    every differing field of every stored expected bucket, sorted by key
+     * @param wrongBuckets   how many stored expected buckets have at least one difference
+     * @param extraIgnored   the ignored domains, or null
+     * @param readError      why the container could not be read, or null
+     * @param attempts       read attempts this verdict took
+     */
+    public record Verdict(Outcome outcome, String source, int expected, int stored, List<String> missing, List<String> extra,
+                          List<Difference> differences, int wrongBuckets, String extraIgnored, String readError, int attempts) {
+        public Verdict {
+            Objects.requireNonNull(outcome, "outcome");
+        }
+
+        public boolean equal() {
+            return outcome == Outcome.EQUAL;
+        }
+
+        public boolean wrong() {
+            return outcome == Outcome.WRONG;
+        }
+
+        public boolean couldNotRead() {
+            return outcome == Outcome.COULD_NOT_READ;
+        }
+
+        /** Documents that differ from the expectation: missing + wrong + extra. 0 unless {@link #wrong()}. */
+        public int differing() {
+            return missing.size() + wrongBuckets + extra.size();
+        }
+
+        Verdict afterAttempts(int n) {
+            return new Verdict(outcome, source, expected, stored, missing, extra, differences, wrongBuckets, extraIgnored, readError, n);
+        }
+
+        /** One line, counts only: for progress logs and reports. */
+        public String summary() {
+            String retried = attempts > 1 ? " (read on attempt " + attempts + ")" : "";
+            return switch (outcome) {
+                case EQUAL -> "all " + expected + " buckets equal the " + source + retried;
+                case WRONG -> differing() + " of " + expected + " buckets differ from the " + source + ": " + missing.size()
+                        + " missing, " + wrongBuckets + " wrong, " + extra.size() + " extra; " + stored + " documents stored" + retried;
+                case COULD_NOT_READ -> "could not read the container in " + attempts + " attempts (" + readError
+                        + "); nothing known about the " + expected + " expected buckets";
+            };
+        }
+
+        /** The summary and the first {@link #SHOWN} of each kind of difference: for assertion messages. */
+        @Override
+        public String toString() {
+            return describe(SHOWN);
+        }
+
+        /** The summary and the first {@code shown} missing keys, wrong fields and extra keys, one a line. */
+        public String describe(int shown) {
+            if (outcome != Outcome.WRONG) return summary();
+            StringBuilder s = new StringBuilder(summary());
+            if (extraIgnored != null) s.append(" (extra documents of ").append(extraIgnored).append(" not counted)");
+            list(s, "missing", missing, shown);
+            list(s, "wrong fields", differences, shown);
+            list(s, "extra", extra, shown);
+            return s.toString();
+        }
+
+        private static void list(StringBuilder s, String what, List<?> items, int shown) {
+            if (items.isEmpty()) return;
+            s.append("\n  ").append(what).append(items.size() > shown ? " (first " + shown + " of " + items.size() + ")" : "").append(':');
+            for (Object o : items.subList(0, Math.min(shown, items.size()))) s.append("\n    ").append(o);
+        }
+    }
+}
