@@ -4,7 +4,6 @@ import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.CosmosAsyncContainer;
 import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.ConsistencyLevel;
-import com.azure.cosmos.CosmosDiagnosticsHandler;
 import com.azure.cosmos.CosmosDiagnosticsThresholds;
 import com.azure.cosmos.DirectConnectionConfig;
 import com.azure.cosmos.GatewayConnectionConfig;
@@ -22,6 +21,10 @@ public final class CosmosClients {
     public static final String PARTITION_KEY_PATH = "/pk";
 
     private CosmosClients() {}
+
+    /** Full diagnostics logged per window; beyond that only counted (see {@link SampledDiagnosticsLogger}). */
+    static final int DIAGNOSTICS_LOGGED_PER_WINDOW = 5;
+    static final Duration DIAGNOSTICS_WINDOW = Duration.ofSeconds(10);
 
     public static CosmosAsyncClient build(CosmosSettings s) {
         return build(s, UnaryOperator.identity());
@@ -49,13 +52,14 @@ public final class CosmosClients {
                     .setIdleConnectionTimeout(s.idleConnectionTimeout()));
         }
         b.userAgentSuffix(s.userAgentSuffix());
-        // Slow or expensive operations log their full diagnostics (retries, regions, request charge) once.
+        // Slow or expensive operations log their full diagnostics (retries, regions, request charge) once; sampled,
+        // so an outage that fails every request logs a few in full and counts the rest.
         b.clientTelemetryConfig(new CosmosClientTelemetryConfig()
                 .diagnosticsThresholds(new CosmosDiagnosticsThresholds()
                         .setPointOperationLatencyThreshold(s.diagnosticsLatencyThreshold())
                         .setNonPointOperationLatencyThreshold(s.diagnosticsLatencyThreshold())
                         .setRequestChargeThreshold(s.diagnosticsRuThreshold()))
-                .diagnosticsHandler(CosmosDiagnosticsHandler.DEFAULT_LOGGING_HANDLER));
+                .diagnosticsHandler(new SampledDiagnosticsLogger(DIAGNOSTICS_LOGGED_PER_WINDOW, DIAGNOSTICS_WINDOW)));
         if (!s.preferredRegions().isEmpty()) b.preferredRegions(s.preferredRegions());
         return customize.apply(b).buildAsyncClient();
     }

@@ -228,11 +228,16 @@ public final class BulkWriter implements AutoCloseable {
         return new Outcome(now, later, delay, dead);
     }
 
+    /**
+     * Switches and retries go out as subscriptions of their own rather than inside this call's: nested, a
+     * write retried for a minute kept every earlier attempt's bulk operations reachable through the chain of
+     * subscribers (seen: 200,000 operations and a full 1 GB heap during a 60 s outage). Nothing waits for
+     * the chain: a write completes through {@link #finish}.
+     */
     private Mono<Void> followUp(Outcome o) {
-        List<Mono<Void>> next = new ArrayList<>(o.deadLetters());
-        if (!o.now().isEmpty()) next.add(chunk(o.now()));
-        if (!o.later().isEmpty()) next.add(Mono.delay(o.delay()).then(chunk(o.later())));
-        return Mono.when(next);
+        if (!o.now().isEmpty()) subscribe(chunk(o.now()));
+        if (!o.later().isEmpty()) subscribe(Mono.delay(o.delay()).then(chunk(o.later())));
+        return Mono.when(o.deadLetters());
     }
 
     /**
