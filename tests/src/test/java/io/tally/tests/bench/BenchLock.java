@@ -18,8 +18,7 @@ import java.util.function.Consumer;
  * <p>The file is {@code $TALLY_BENCH_LOCK}, else {@code tally-bench.lock} in the system temp directory, the same
  * file {@code ./tally bench} locks with flock(1) around its whole set. On Linux flock(1) and this lock (fcntl) do
  * not see each other, so a benchmark started by {@code ./tally bench} does not wait for its own launcher, while any
- * two benchmark JVMs still exclude each other. It must not be {@code /tmp/tally-heavy.lock}: benchmarks are started
- * under that one, and would then wait for themselves.
+ * two benchmark JVMs still exclude each other.
  */
 public final class BenchLock implements AutoCloseable {
     public static final String ENV = "TALLY_BENCH_LOCK";
