@@ -43,8 +43,9 @@ import reactor.netty.http.server.HttpServerRoutes;
  *       included), one in-partition query: 200, 400.</li>
  *   <li>{@code GET /health/live} (200 while the process runs), {@code GET /health/ready} (200 when Cosmos answers a
  *       probe read within read.ready.timeout.ms, else 503), {@code GET /metrics} (Prometheus),
- *       {@code GET /openapi.json}, {@code GET /openapi.yaml}.</li>
+ *       {@code GET /openapi.json}, {@code GET /openapi.yaml}; once shutdown has begun /health/ready is 503.</li>
  * </ul>
+ * Another method than GET on one of these paths is 405 with {@code Allow: GET}; any other path is 404.
  * All /v1 routes may answer 401 (API key on), 503 with Retry-After (Cosmos throttling or unavailable, or more than
  * read.max-in-flight-requests requests in flight) and 504.
  */
@@ -61,6 +62,9 @@ final class BucketRoutes {
     private final ReadSettings.Api limits;
     private final Duration readyTimeout;
     private final OpenApi openApi;
+    private final KnownPaths paths = new KnownPaths();
+    /** Set when shutdown begins: readiness answers 503 from then on, whatever Cosmos says. */
+    private volatile boolean stopping;
     /** /v1 requests between admission and their answer; bounded by read.max-in-flight-requests. */
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -78,17 +82,28 @@ final class BucketRoutes {
     }
 
     void register(HttpServerRoutes routes) {
-        routes.get("/v1/buckets/{pk}/{id}", api("point-read", this::pointRead))
-              .get("/v1/buckets/{pk}", api("range", this::range))
-              .get("/v1/rollups/{pk}", api("rollup", this::rollup))
-              .get("/v1/features/{pk}", api("features", this::features))
-              .get("/health/live", open("live", req -> Mono.just(Answer.json(200, JSON.createObjectNode().put("status", "UP")))))
-              .get("/health/ready", open("ready", req -> ready()))
-              .get("/metrics", open("metrics", req -> Mono.fromCallable(() -> new Answer(200, metrics.contentType(),
+        routes.get(paths.add("/v1/buckets/{pk}/{id}"), api("point-read", this::pointRead))
+              .get(paths.add("/v1/buckets/{pk}"), api("range", this::range))
+              .get(paths.add("/v1/rollups/{pk}"), api("rollup", this::rollup))
+              .get(paths.add("/v1/features/{pk}"), api("features", this::features))
+              .get(paths.add("/health/live"), open("live", req -> Mono.just(Answer.json(200, JSON.createObjectNode().put("status", "UP")))))
+              .get(paths.add("/health/ready"), open("ready", req -> ready()))
+              .get(paths.add("/metrics"), open("metrics", req -> Mono.fromCallable(() -> new Answer(200, metrics.contentType(),
                       metrics.scrape().getBytes(StandardCharsets.UTF_8), Map.of()))))
-              .get("/openapi.json", open("openapi", req -> Mono.just(new Answer(200, JSON_TYPE, openApi.json(), Map.of()))))
-              .get("/openapi.yaml", open("openapi", req -> Mono.just(new Answer(200, "application/yaml", openApi.yaml(), Map.of()))))
-              .route(req -> true, open("unknown", req -> Mono.just(Answer.problem(Problem.notFound("No such route.")))));
+              .get(paths.add("/openapi.json"), open("openapi", req -> Mono.just(new Answer(200, JSON_TYPE, openApi.json(), Map.of()))))
+              .get(paths.add("/openapi.yaml"), open("openapi", req -> Mono.just(new Answer(200, "application/yaml", openApi.yaml(), Map.of()))))
+              // Every route above is GET only: another method on one of their paths is 405, on any other path 404.
+              .route(req -> true, open("unknown", req -> Mono.just(Answer.problem(paths.matches(req.uri())
+                      ? Problem.methodNotAllowed(req.method().name(), KnownPaths.ALLOW)
+                      : Problem.notFound("No such route.")))));
+    }
+
+    /**
+     * Shutdown has begun: readiness answers 503 from now on, so load balancers stop sending requests while the
+     * ones already routed here are still answered.
+     */
+    void stopping() {
+        stopping = true;
     }
 
     // --- handlers: validate, then one Cosmos call, then shape the answer ---
@@ -138,6 +153,11 @@ final class BucketRoutes {
     }
 
     private Mono<Answer> ready() {
+        if (stopping) {
+            ObjectNode b = JSON.createObjectNode().put("status", "DOWN");
+            b.putObject("checks").put("shutdown", "in progress");
+            return Mono.just(Answer.json(503, b));
+        }
         return store.probe().timeout(readyTimeout)
                 .thenReturn(Answer.json(200, health("UP")))
                 .onErrorResume(e -> Mono.just(Answer.json(503, health("DOWN"))));
@@ -229,11 +249,8 @@ final class BucketRoutes {
         }
 
         static Answer problem(Problem p) {
-            Map<String, String> headers = p.retryAfterSeconds.isPresent()
-                    ? Map.of("Retry-After", Long.toString(p.retryAfterSeconds.getAsLong()))
-                    : p.status == 401 ? Map.of("WWW-Authenticate", "ApiKey header=\"" + ApiKeyAuth.HEADER + "\"") : Map.of();
             try {
-                return new Answer(p.status, PROBLEM_TYPE, JSON.writeValueAsBytes(p.body(null)), headers);
+                return new Answer(p.status, PROBLEM_TYPE, JSON.writeValueAsBytes(p.body(null)), p.headers());
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException("cannot serialize a problem", e);
             }

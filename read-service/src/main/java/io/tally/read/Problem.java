@@ -4,6 +4,7 @@ import com.azure.cosmos.CosmosException;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -19,6 +20,7 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>invalid input</td><td>400</td></tr>
  *   <tr><td>missing or wrong API key</td><td>401</td></tr>
  *   <tr><td>bucket not found, unknown route</td><td>404</td></tr>
+ *   <tr><td>a method other than GET on a known path</td><td>405 + Allow</td></tr>
  *   <tr><td>Cosmos 429 after the SDK's retries</td><td>503 + Retry-After (the SDK's retry-after, rounded up to seconds)</td></tr>
  *   <tr><td>Cosmos 503, 410, 449, 500, 502, dropped connections, client-side 0 (pool exhausted)</td><td>503 + Retry-After: 1</td></tr>
  *   <tr><td>Cosmos 408 (incl. the end-to-end policy's cancellation), request timeout</td><td>504</td></tr>
@@ -34,14 +36,21 @@ final class Problem extends RuntimeException {
     final String title;
     final String detail;
     final OptionalLong retryAfterSeconds;
+    /** The methods a 405 names in its Allow header; null for every other status. */
+    private final String allow;
 
     Problem(int status, String type, String title, String detail, OptionalLong retryAfterSeconds) {
+        this(status, type, title, detail, retryAfterSeconds, null);
+    }
+
+    private Problem(int status, String type, String title, String detail, OptionalLong retryAfterSeconds, String allow) {
         super(title + ": " + detail, null, false, false); // no stack trace: these are answers, not bugs
         this.status = status;
         this.type = type;
         this.title = title;
         this.detail = detail;
         this.retryAfterSeconds = retryAfterSeconds;
+        this.allow = allow;
     }
 
     static Problem badRequest(String detail) {
@@ -50,6 +59,13 @@ final class Problem extends RuntimeException {
 
     static Problem notFound(String detail) {
         return new Problem(404, TYPE_BASE + "not-found", "Not found", detail, OptionalLong.empty());
+    }
+
+    /** A known path asked with a method it does not serve; {@code method} is quoted only when it is a short token. */
+    static Problem methodNotAllowed(String method, String allow) {
+        String named = method.length() <= 20 && method.chars().allMatch(c -> c > 32 && c < 127) ? method + " is" : "This method is";
+        return new Problem(405, TYPE_BASE + "method-not-allowed", "Method not allowed",
+                named + " not served on this path; allowed: " + allow + ".", OptionalLong.empty(), allow);
     }
 
     static Problem unauthorized() {
@@ -116,6 +132,14 @@ final class Problem extends RuntimeException {
     static long retryAfterSeconds(Duration retryAfter) {
         if (retryAfter == null || retryAfter.isNegative() || retryAfter.isZero()) return 1;
         return Math.max(1, (retryAfter.toMillis() + 999) / 1000);
+    }
+
+    /** The headers that go with the answer: Retry-After, WWW-Authenticate (401) or Allow (405). */
+    Map<String, String> headers() {
+        if (retryAfterSeconds.isPresent()) return Map.of("Retry-After", Long.toString(retryAfterSeconds.getAsLong()));
+        if (status == 401) return Map.of("WWW-Authenticate", "ApiKey header=\"" + ApiKeyAuth.HEADER + "\"");
+        if (allow != null) return Map.of("Allow", allow);
+        return Map.of();
     }
 
     ObjectNode body(String instance) {

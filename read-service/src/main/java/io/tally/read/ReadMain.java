@@ -23,6 +23,7 @@ public final class ReadMain implements AutoCloseable {
     private final ReadSettings settings;
     private CosmosAsyncClient cosmos;
     private DisposableServer server;
+    private BucketRoutes routes;
 
     static final String USAGE = """
             Usage: ./tally serve [--key=value ...]      (or: java -jar read-service.jar [--key=value ...])
@@ -54,7 +55,7 @@ public final class ReadMain implements AutoCloseable {
         // that at ERROR with the full diagnostics. The request was already answered (504): keep it at DEBUG.
         Hooks.onErrorDropped(e -> log.debug("error after cancellation: {}", e.getClass().getSimpleName()));
         ReadMain app = new ReadMain(settings);
-        Runtime.getRuntime().addShutdownHook(new Thread(app::close, "read-shutdown"));
+        Runtime.getRuntime().addShutdownHook(new Thread(app::shutdown, "read-shutdown"));
         app.start();
         app.server.onDispose().block();
     }
@@ -67,7 +68,7 @@ public final class ReadMain implements AutoCloseable {
         BucketStore store = new BucketStore(container);
         ReadCosmos.warmUp(store, settings.reads());
         ApiKeyAuth auth = new ApiKeyAuth(settings.auth());
-        BucketRoutes routes = new BucketRoutes(store, new Requests(settings.api(), grades, Clock.systemUTC()), grades, auth,
+        routes = new BucketRoutes(store, new Requests(settings.api(), grades, Clock.systemUTC()), grades, auth,
                 new ReadMetrics(), settings.api(), settings.reads().readyTimeout(), OpenApi.load());
         server = HttpServer.create().host(settings.host()).port(settings.port())
                 // Room for a continuation token (up to 4 KB) plus the other parameters in the request line.
@@ -90,6 +91,29 @@ public final class ReadMain implements AutoCloseable {
 
     public int port() {
         return server.port();
+    }
+
+    /**
+     * A stop signal: readiness turns 503 at once, requests keep being answered for read.shutdown.drain.ms (load
+     * balancers see the 503 and route elsewhere), then the port closes and requests in flight finish.
+     */
+    public void shutdown() {
+        beginShutdown();
+        long drainMs = settings.shutdownDrain().toMillis();
+        if (drainMs > 0) {
+            log.info("read-service stopping: /health/ready is 503; closing the port in {} ms", drainMs);
+            try {
+                Thread.sleep(drainMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        close();
+    }
+
+    /** Readiness answers 503 from now on; everything else is still served. */
+    public void beginShutdown() {
+        if (routes != null) routes.stopping();
     }
 
     @Override

@@ -21,9 +21,10 @@ import java.util.Optional;
  * @param api    limits of the HTTP API (request timeout, range sizes, key lengths)
  * @param auth   optional API-key authentication
  * @param reads  how the Cosmos client is tuned for reads
+ * @param shutdownDrain  how long a stopping service keeps serving with readiness 503 before it closes its port
  */
 public record ReadSettings(String host, int port, CosmosSettings cosmos, Optional<Path> rulesFile,
-                           Api api, Auth auth, CosmosReads reads) {
+                           Api api, Auth auth, CosmosReads reads, Duration shutdownDrain) {
     public static final String NONE = "none";
     /** The rules file every module uses by default (relative to the working directory). */
     public static final String DEFAULT_RULES_FILE = "rules/default-rules.yaml";
@@ -90,10 +91,14 @@ public record ReadSettings(String host, int port, CosmosSettings cosmos, Optiona
     public static final Setting<Duration> READY_TIMEOUT = Setting.millis("read.ready.timeout.ms", 1000,
             "Timeout of the Cosmos reachability probe behind /health/ready.");
 
+    public static final Setting<Duration> SHUTDOWN_DRAIN = Setting.millis("read.shutdown.drain.ms", 2000,
+            "After a stop signal (SIGTERM), how long the service keeps answering requests with /health/ready already 503 "
+                    + "before it closes its port, so load balancers take it out of rotation first; 0 = close at once.");
+
     private static final List<Setting<?>> OWN = List.of(HOST, PORT, RULES_FILE, REQUEST_TIMEOUT, MAX_RANGE_BUCKETS,
             MAX_KEY_LENGTH, MAX_FEATURE_BUCKETS, MAX_IN_FLIGHT, AUTH_ENABLED, AUTH_KEYS, AUTH_KEYS_FILE, COSMOS_E2E_TIMEOUT,
             COSMOS_THROTTLE_RETRIES, COSMOS_THROTTLE_MAX_WAIT, AVAILABILITY_THRESHOLD, AVAILABILITY_STEP, DIAG_POINT,
-            DIAG_QUERY, WARMUP_REQUESTS, WARMUP_TIMEOUT, GATEWAY_MAX_CONNECTIONS, READY_TIMEOUT);
+            DIAG_QUERY, WARMUP_REQUESTS, WARMUP_TIMEOUT, GATEWAY_MAX_CONNECTIONS, READY_TIMEOUT, SHUTDOWN_DRAIN);
 
     /** Limits of the HTTP API. */
     public record Api(Duration requestTimeout, int maxRangeBuckets, int maxKeyLength, int maxFeatureBuckets, int maxInFlight) {}
@@ -156,7 +161,8 @@ public record ReadSettings(String host, int port, CosmosSettings cosmos, Optiona
                 new Auth(authOn, List.copyOf(keys)),
                 new CosmosReads(e2e, c.get(COSMOS_THROTTLE_RETRIES), c.get(COSMOS_THROTTLE_MAX_WAIT),
                         c.get(AVAILABILITY_THRESHOLD), c.get(AVAILABILITY_STEP), c.get(DIAG_POINT), c.get(DIAG_QUERY),
-                        c.get(WARMUP_REQUESTS), c.get(WARMUP_TIMEOUT), c.get(GATEWAY_MAX_CONNECTIONS), c.get(READY_TIMEOUT)));
+                        c.get(WARMUP_REQUESTS), c.get(WARMUP_TIMEOUT), c.get(GATEWAY_MAX_CONNECTIONS), c.get(READY_TIMEOUT)),
+                c.get(SHUTDOWN_DRAIN));
     }
 
     private static List<String> splitKeys(String raw) {

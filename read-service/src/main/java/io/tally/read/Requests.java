@@ -80,7 +80,7 @@ final class Requests {
 
     /** {@code GET /v1/buckets/{pk}?grade&unit&from&to[&qualifier][&limit][&continuation]}. */
     RangePage rangePage(String rawPk, QueryStringDecoder query) {
-        Map<String, List<String>> p = query.parameters();
+        Map<String, List<String>> p = parameters(query);
         allowOnly(p, Set.of("grade", "qualifier", "unit", "from", "to", "limit", "continuation"));
         Range range = range(rawPk, p, false);
         int limit = optional(p, "limit").map(v -> intIn("limit", v, 1, limits.maxRangeBuckets())).orElse(limits.maxRangeBuckets());
@@ -90,14 +90,14 @@ final class Requests {
 
     /** {@code GET /v1/rollups/{pk}?grade&unit&(last | from[&to])[&qualifier]}. */
     Range rollup(String rawPk, QueryStringDecoder query) {
-        Map<String, List<String>> p = query.parameters();
+        Map<String, List<String>> p = parameters(query);
         allowOnly(p, Set.of("grade", "qualifier", "unit", "from", "to", "last"));
         return range(rawPk, p, true);
     }
 
     /** {@code GET /v1/features/{pk}[?at]}. */
     Features features(String rawPk, QueryStringDecoder query) {
-        Map<String, List<String>> p = query.parameters();
+        Map<String, List<String>> p = parameters(query);
         allowOnly(p, Set.of("at"));
         String pk = partitionKey(rawPk);
         Instant at = optional(p, "at").map(v -> instant("at", v)).orElseGet(clock::instant);
@@ -244,6 +244,15 @@ final class Requests {
             // falls through to the same answer as out of range
         }
         throw Problem.badRequest(name + " must be a whole number from " + min + " to " + max);
+    }
+
+    /** The decoded query parameters; a malformed escape ({@code %zz}, a lone {@code %}) is the client's error, not ours. */
+    private static Map<String, List<String>> parameters(QueryStringDecoder query) {
+        try {
+            return query.parameters();
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest("the query string is not correctly URL-encoded");
+        }
     }
 
     private static void allowOnly(Map<String, List<String>> p, Set<String> allowed) {

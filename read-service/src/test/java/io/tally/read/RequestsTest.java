@@ -84,6 +84,10 @@ class RequestsTest {
         assertBad(() -> requests.point("%7Ce", "spend%7Chour%7C1"), "pk must look like");
         assertBad(() -> requests.point("d%7C", "spend%7Chour%7C1"), "pk must look like");
         assertBad(() -> requests.point("d%7C" + "e".repeat(70), "spend%7Chour%7C1"), "longer than 64");
+        // Found by ReadFuzzIT: a malformed escape in the query string was a 500.
+        assertBad(() -> requests.rollup("d%7Ce", q("grade=spend-per-customer&unit=hour&last=%2")), "query string is not correctly URL-encoded");
+        assertBad(() -> requests.rangePage("d%7Ce", q("grade=%zz")), "query string is not correctly URL-encoded");
+        assertBad(() -> requests.features("d%7Ce", q("at=%")), "query string is not correctly URL-encoded");
     }
 
     @Test
