@@ -66,11 +66,39 @@ require_java() {
 }
 
 require_go() {
-  command -v go >/dev/null 2>&1 || die "Go >= 1.22 is required to build the schema registry (once) but 'go' is not on PATH. Install it from https://go.dev/dl/ (Debian's golang-go is too old)."
+  command -v go >/dev/null 2>&1 || die "Go >= 1.22 is required to build the schema registry and the deploy/ checkers (once) but 'go' is not on PATH. Install it from https://go.dev/dl/ (Debian's golang-go is too old)."
   local v
   v=$(go env GOVERSION 2>/dev/null)
   v=${v#go}
   version_ge "${v:-0}" 1.22 || die "Go >= 1.22 is required to build the schema registry; found '${v:-unknown}'. Install a newer Go from https://go.dev/dl/."
+}
+
+# go_build_pinned MODULE_DIR PACKAGE OUT DESCRIPTION [go build flags...]
+# Compiles PACKAGE at the version pinned by the tools module in MODULE_DIR (go.mod, go.sum) to OUT, unless OUT is
+# newer than go.mod, go.sum and the calling script. Test JVMs and scripts may ask at once: one builds, the others
+# wait on a lock beside OUT and then find it built. CGO off: a static binary, no C compiler needed.
+go_build_pinned() {
+  local module=$1 package=$2 out=$3 description=$4
+  shift 4
+  local caller=${BASH_SOURCE[1]}
+  mkdir -p "$(dirname "$out")"
+  _pinned_up_to_date() { [[ -x $out && $out -nt $module/go.sum && $out -nt $module/go.mod && $out -nt $caller ]]; }
+  if ! _pinned_up_to_date && command -v flock >/dev/null 2>&1; then
+    exec 9>"$(dirname "$out")/.$(basename "$out").lock"
+    flock 9
+  fi
+  if ! _pinned_up_to_date; then
+    require_go
+    say "building $description -> $out"
+    local tmp=$out.tmp.$$
+    # If the local Go is older than the go line in go.mod, GOTOOLCHAIN=auto (the default) fetches the matching
+    # toolchain from the proxy.
+    if ! (cd "$module" && CGO_ENABLED=0 go build -trimpath "$@" -o "$tmp" "$package"); then
+      rm -f "$tmp"
+      die "building $package in $module failed"
+    fi
+    mv -f "$tmp" "$out"
+  fi
 }
 
 require_node() {

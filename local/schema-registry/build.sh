@@ -14,30 +14,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/../lib/common.sh"
 
 out=${1:-$STATE/bin/schema-registry}
-mkdir -p "$(dirname "$out")"
-
-up_to_date() {
-  [[ -x $out && $out -nt $here/go.sum && $out -nt $here/go.mod && $out -nt $here/build.sh ]]
-}
-
-if ! up_to_date; then
-  # Java test JVMs and the stack script may build at the same time: one builds, the others wait.
-  if command -v flock >/dev/null 2>&1; then
-    exec 9>"$(dirname "$out")/.$(basename "$out").lock"
-    flock 9
-  fi
-fi
-if ! up_to_date; then
-  require_go
-  version=$(awk '$1 == "require" && $2 ~ /axonops-schema-registry$/ { print $3 }' "$here/go.mod")
-  say "building schema-registry ${version:-?} -> $out (first time ~2 min)"
-  tmp=$out.tmp.$$
-  trap 'rm -f "$tmp"' EXIT
-  # CGO off: a static binary and no C compiler needed. If the local Go is older than the go line in
-  # go.mod, GOTOOLCHAIN=auto (the default) fetches the matching toolchain from the proxy.
-  (cd "$here" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${version:-unknown}" \
-    -o "$tmp" github.com/axonops/axonops-schema-registry/cmd/schema-registry)
-  mv -f "$tmp" "$out"
-  trap - EXIT
-fi
+version=$(awk '$1 == "require" && $2 ~ /axonops-schema-registry$/ { print $3 }' "$here/go.mod")
+go_build_pinned "$here" github.com/axonops/axonops-schema-registry/cmd/schema-registry "$out" \
+  "schema-registry ${version:-?} (first time ~2 min)" -ldflags "-s -w -X main.version=${version:-unknown}"
 printf '%s\n' "$out"

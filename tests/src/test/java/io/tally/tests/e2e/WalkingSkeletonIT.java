@@ -16,6 +16,7 @@ import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
+import io.tally.tests.ops.ReferencedMetrics;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -48,7 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The whole path once: loadgen produces Avro events to Kafka, ingest-app aggregates them and writes
  * bucket documents with the Cosmos bulk API, read-service serves them over HTTP. Every customer's
  * hour bucket must equal loadgen's ground truth, and a record that is not Avro lands on the DLQ
- * without stopping the rest.
+ * without stopping the rest. Last, every metric that the Grafana dashboard and the Prometheus rules in deploy/
+ * reference must be on the scrape of this running ingest-app or read-service.
  */
 @ExtendWith(LocalStackExtension.class)
 class WalkingSkeletonIT {
@@ -66,13 +68,15 @@ class WalkingSkeletonIT {
                 TestKafka.topic(Topics.BUCKET_UPDATES, 3, Map.of("cleanup.policy", "compact"))));
 
         String[] cosmosFlags = {"--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=skeleton-" + run};
+        int metricsPort = freePort();
         IngestSettings ingestSettings = IngestSettings.load(concat(cosmosFlags,
                 "--kafka.bootstrap.servers=" + kafka.bootstrapServers(),
                 "--schema.registry.url=" + registry,
                 "--ingest.application-id=skeleton-" + run,
                 "--sink.group-id=skeleton-sink-" + run,
                 "--ingest.state-dir=" + stateDir,
-                "--ingest.commit-interval.ms=200"), Map.of());
+                "--ingest.commit-interval.ms=200",
+                "--sink.metrics.port=" + metricsPort), Map.of());
         ReadSettings readSettings = ReadSettings.load(concat(cosmosFlags, "--read.http.port=0"), Map.of());
         // Loadgen sends only valid, unique, APPROVED events, all within the first minute of the current hour, over
         // 4 equally likely customers: then each customer's total is its `spend-per-customer` hour bucket.
@@ -119,6 +123,29 @@ class WalkingSkeletonIT {
             assertThat(dead.get(0).value()).isEqualTo(garbage);
             assertThat(new String(dead.get(0).headers().lastHeader(DeadLetters.REASON).value(), StandardCharsets.UTF_8))
                     .isEqualTo("DECODE_FAILED");
+
+            ReferencedMetrics.assertAllExported(() -> Map.of(
+                    "ingest-app", scrape(http, "http://127.0.0.1:" + metricsPort + "/metrics"),
+                    "read-service", scrape(http, "http://127.0.0.1:" + read.port() + "/metrics")), Duration.ofSeconds(15));
+        }
+    }
+
+    private static String scrape(HttpClient http, String url) {
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as("GET %s", url).isEqualTo(200);
+            return r.body();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return socket.getLocalPort();
         }
     }
 

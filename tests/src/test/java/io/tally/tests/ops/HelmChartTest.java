@@ -1,0 +1,256 @@
+package io.tally.tests.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.tally.config.Setting;
+import io.tally.ingest.app.IngestSettings;
+import io.tally.read.ReadSettings;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * deploy/helm/tally renders with helm, the output is valid for the Kubernetes API (kubeconform against the API's
+ * JSON schemas, offline) and for the ServiceMonitor CRD, and it configures the apps only through settings they
+ * declare, probes endpoints they serve, and sizes memory from the heap they are given.
+ */
+class HelmChartTest {
+    /** The Kubernetes release validated against; its schemas come from deploy/tools/k8s-schemas.sh. */
+    static final String KUBERNETES_VERSION = "1.34.0";
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final String[] TEST_VALUES = {"--set", "secrets.cosmosKey=test-cosmos-key", "--set", "secrets.readApiKeys=key-a\\,key-b"};
+    private static final long HEADROOM_BYTES = 512L << 20;
+
+    private static Path rendered;
+    private static List<JsonNode> objects;
+
+    @BeforeAll
+    static void render(@TempDir Path dir) throws IOException {
+        rendered = dir.resolve("tally.yaml");
+        Files.writeString(rendered, helm("template", "tally", OpsFiles.chart().toString(), "--namespace", "tally").output());
+        objects = parse(rendered);
+        assertThat(objects).as("rendered objects").isNotEmpty();
+    }
+
+    @Test
+    void helmLintPasses() {
+        helm("lint", "--strict", OpsFiles.chart().toString());
+    }
+
+    @Test
+    void theManifestsAreValidKubernetesObjects(@TempDir Path crdSchemas) throws IOException {
+        writeServiceMonitorSchema(crdSchemas);
+        OpsTools.Run r = kubeconform(crdSchemas, rendered).expectSuccess();
+        JsonNode summary = new ObjectMapper().readTree(r.output()).path("summary");
+        assertThat(summary.path("valid").asInt()).as("kubeconform: %s", r.output()).isEqualTo(objects.size());
+        assertThat(summary.path("skipped").asInt()).as("kubeconform skipped a kind it has no schema for: %s", r.output()).isZero();
+    }
+
+    /** The schemas are really in use: a field the API does not know fails the check. */
+    @Test
+    void kubeconformRejectsAnUnknownField(@TempDir Path dir) throws IOException {
+        Path broken = dir.resolve("broken.yaml");
+        Files.writeString(broken, Files.readString(rendered).replaceFirst("(?m)^(\\s+)terminationGracePeriodSeconds:", "$1terminationGraceSeconds:"));
+        OpsTools.Run r = kubeconform(dir, broken);
+        assertThat(r.exitCode()).as("kubeconform on a manifest with an unknown field: %s", r.output()).isNotZero();
+        assertThat(r.output()).contains("terminationGraceSeconds");
+    }
+
+    @Test
+    void theAggregationIsAStatefulSetWithPersistentStateAndStandbys() {
+        JsonNode sts = one("StatefulSet", "tally-aggregation");
+        JsonNode container = sts.path("spec").path("template").path("spec").path("containers").path(0);
+        Map<String, String> env = env(container);
+        assertThat(env).containsEntry("TALLY_INGEST_ROLE", "aggregate");
+        assertThat(Integer.parseInt(env.get("TALLY_INGEST_NUM_STANDBY_REPLICAS"))).as("standby replicas").isPositive();
+        String claim = sts.path("spec").path("volumeClaimTemplates").path(0).path("metadata").path("name").asText();
+        assertThat(claim).as("a volume claim per instance").isNotBlank();
+        assertThat(container.path("volumeMounts").findValuesAsText("mountPath")).as("the state dir is on the claimed volume")
+                .contains(env.get("TALLY_INGEST_STATE_DIR"));
+        assertThat(env(one("Deployment", "tally-sink").path("spec").path("template").path("spec").path("containers").path(0)))
+                .containsEntry("TALLY_INGEST_ROLE", "sink");
+    }
+
+    @Test
+    void everyTallyVariableIsADeclaredSettingAndTheSettingsLoad() {
+        for (JsonNode container : containers()) {
+            boolean read = container.path("name").asText().equals("read-service");
+            List<Setting<?>> declared = read ? ReadSettings.all() : IngestSettings.all();
+            Set<String> names = declared.stream().map(Setting::envName).collect(Collectors.toSet());
+            Map<String, String> env = env(container);
+            env.keySet().stream().filter(k -> k.startsWith("TALLY_")).forEach(k ->
+                    assertThat(names).as("%s gets %s, which is not one of its settings", container.path("name"), k).contains(k));
+            String[] args = strings(container.path("args")).toArray(String[]::new);
+            assertThatCode(() -> {
+                if (read) ReadSettings.load(args, env);
+                else IngestSettings.load(args, env);
+            }).as("%s settings load: env %s, args %s", container.path("name"), env.keySet(), List.of(args)).doesNotThrowAnyException();
+        }
+    }
+
+    @Test
+    void probesAskTheEndpointsTheAppsServe() {
+        JsonNode read = one("Deployment", "tally-read").path("spec").path("template").path("spec").path("containers").path(0);
+        int readPort = Integer.parseInt(env(read).get(ReadSettings.PORT.envName()));
+        assertThat(namedPort(read, "http")).isEqualTo(readPort);
+        assertThat(read.path("readinessProbe").path("httpGet").path("path").asText()).isEqualTo("/health/ready");
+        assertThat(read.path("livenessProbe").path("httpGet").path("path").asText()).isEqualTo("/health/live");
+        JsonNode sink = one("Deployment", "tally-sink").path("spec").path("template").path("spec").path("containers").path(0);
+        int metricsPort = Integer.parseInt(env(sink).get(io.tally.ingest.sink.SinkSettings.METRICS_PORT.envName()));
+        assertThat(namedPort(sink, "metrics")).isEqualTo(metricsPort);
+        for (String probe : List.of("startupProbe", "readinessProbe", "livenessProbe")) {
+            assertThat(sink.path(probe).path("httpGet").path("path").asText()).as("sink %s", probe).isEqualTo("/metrics");
+            assertThat(sink.path(probe).path("httpGet").path("port").asText()).as("sink %s", probe).isEqualTo("metrics");
+        }
+    }
+
+    @Test
+    void memoryRequestsCoverTheHeapWithHeadroom() {
+        for (JsonNode container : containers()) {
+            long heap = quantity(List.of(env(container).get("JAVA_OPTS").split("\\s+")).stream().filter(o -> o.startsWith("-Xmx"))
+                    .findFirst().orElseThrow(() -> new AssertionError(container.path("name") + ": JAVA_OPTS sets no -Xmx")).substring(4));
+            long request = quantity(container.path("resources").path("requests").path("memory").asText());
+            long limit = quantity(container.path("resources").path("limits").path("memory").asText());
+            assertThat(request).as("%s: memory request vs heap %d", container.path("name"), heap).isGreaterThanOrEqualTo(heap + HEADROOM_BYTES);
+            assertThat(limit).as("%s: memory limit", container.path("name")).isGreaterThanOrEqualTo(request);
+        }
+    }
+
+    @Test
+    void secretsDisruptionBudgetsAndTheServiceMonitorPointAtWhatExists() {
+        JsonNode secret = one("Secret", "tally-secrets");
+        for (JsonNode container : containers()) {
+            for (JsonNode ref : container.path("env").findValues("secretKeyRef")) {
+                assertThat(ref.path("name").asText()).isEqualTo("tally-secrets");
+                assertThat(secret.path("stringData").has(ref.path("key").asText())).as("secret key %s", ref.path("key")).isTrue();
+            }
+        }
+        List<JsonNode> workloads = objects.stream().filter(o -> Set.of("Deployment", "StatefulSet").contains(o.path("kind").asText())).toList();
+        List<JsonNode> budgets = kind("PodDisruptionBudget");
+        assertThat(budgets).hasSize(workloads.size());
+        for (JsonNode pdb : budgets) {
+            JsonNode selector = pdb.path("spec").path("selector").path("matchLabels");
+            assertThat(workloads).as("%s selects the pods of one workload", pdb.path("metadata").path("name"))
+                    .filteredOn(w -> matches(selector, w.path("spec").path("template").path("metadata").path("labels"))).hasSize(1);
+        }
+        JsonNode monitor = one("ServiceMonitor", "tally");
+        Set<String> monitoredPorts = Set.copyOf(monitor.path("spec").path("endpoints").findValuesAsText("port"));
+        for (String service : List.of("tally-sink", "tally-read")) {
+            List<String> ports = one("Service", service).path("spec").path("ports").findValuesAsText("name");
+            assertThat(ports).as("%s exposes a port the ServiceMonitor scrapes", service).containsAnyElementsOf(monitoredPorts);
+        }
+    }
+
+    /** The ServiceMonitor CRD's openAPIV3Schema, where kubeconform looks for it ({kind}-{group prefix}-{version}.json). */
+    private static void writeServiceMonitorSchema(Path dir) throws IOException {
+        JsonNode crd = YAML.readTree(OpsTools.monitoringCrds().resolve("monitoring.coreos.com_servicemonitors.yaml").toFile());
+        for (JsonNode version : crd.path("spec").path("versions")) {
+            if (version.path("name").asText().equals("v1")) {
+                new ObjectMapper().writeValue(dir.resolve("servicemonitor-monitoring-v1.json").toFile(), version.path("schema").path("openAPIV3Schema"));
+                return;
+            }
+        }
+        throw new AssertionError("no v1 in the ServiceMonitor CRD");
+    }
+
+    private static OpsTools.Run kubeconform(Path crdSchemas, Path manifests) {
+        Path schemas = OpsTools.kubernetesSchemas();
+        return OpsTools.run(OpsFiles.root(), OpsTools.kubeconform().toString(), "-strict", "-summary", "-output", "json",
+                "-kubernetes-version", KUBERNETES_VERSION,
+                "-schema-location", schemas + "/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json",
+                "-schema-location", crdSchemas + "/{{ .ResourceKind }}{{ .KindSuffix }}.json",
+                manifests.toString());
+    }
+
+    private static OpsTools.Run helm(String... args) {
+        List<String> command = new ArrayList<>(List.of(OpsTools.helm().toString()));
+        command.addAll(List.of(args));
+        command.addAll(List.of(TEST_VALUES));
+        return OpsTools.run(OpsFiles.root(), command.toArray(String[]::new)).expectSuccess();
+    }
+
+    private static List<JsonNode> parse(Path file) throws IOException {
+        List<JsonNode> out = new ArrayList<>();
+        try (var parser = YAML.getFactory().createParser(file.toFile())) {
+            for (var it = YAML.readValues(parser, JsonNode.class); it.hasNext(); ) {
+                JsonNode node = it.next();
+                if (node != null && node.isObject() && !node.isEmpty()) out.add(node);
+            }
+        }
+        return out;
+    }
+
+    private static List<JsonNode> kind(String kind) {
+        return objects.stream().filter(o -> o.path("kind").asText().equals(kind)).toList();
+    }
+
+    private static JsonNode one(String kind, String name) {
+        return kind(kind).stream().filter(o -> o.path("metadata").path("name").asText().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + kind + " " + name + " in the rendered chart"));
+    }
+
+    private static List<JsonNode> containers() {
+        List<JsonNode> out = new ArrayList<>();
+        objects.stream().filter(o -> Set.of("Deployment", "StatefulSet").contains(o.path("kind").asText()))
+                .forEach(o -> o.path("spec").path("template").path("spec").path("containers").forEach(out::add));
+        assertThat(out).hasSize(3);
+        return out;
+    }
+
+    /** The container's environment; a value from a Secret stands in as "secret-from-KEY". */
+    private static Map<String, String> env(JsonNode container) {
+        Map<String, String> env = new LinkedHashMap<>();
+        for (JsonNode e : container.path("env")) {
+            JsonNode ref = e.path("valueFrom").path("secretKeyRef");
+            env.put(e.path("name").asText(), ref.isMissingNode() ? e.path("value").asText() : "secret-from-" + ref.path("key").asText());
+        }
+        return env;
+    }
+
+    private static int namedPort(JsonNode container, String name) {
+        for (JsonNode p : container.path("ports")) if (p.path("name").asText().equals(name)) return p.path("containerPort").asInt();
+        throw new AssertionError(container.path("name") + " has no port named " + name);
+    }
+
+    private static boolean matches(JsonNode selector, JsonNode labels) {
+        var it = selector.fields();
+        while (it.hasNext()) {
+            var e = it.next();
+            if (!e.getValue().asText().equals(labels.path(e.getKey()).asText(null))) return false;
+        }
+        return true;
+    }
+
+    /** Kubernetes and JVM memory sizes: 1536Mi, 2Gi, 1g, 512m. */
+    static long quantity(String q) {
+        var m = java.util.regex.Pattern.compile("(\\d+)(Ki|Mi|Gi|k|m|g)?").matcher(q.trim());
+        if (!m.matches()) throw new AssertionError("not a memory size: " + q);
+        long n = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "" : m.group(2);
+        return switch (unit) {
+            case "Ki", "k" -> n << 10;
+            case "Mi", "m" -> n << 20;
+            case "Gi", "g" -> n << 30;
+            default -> n;
+        };
+    }
+
+    private static List<String> strings(JsonNode node) {
+        List<String> out = new ArrayList<>();
+        node.forEach(n -> out.add(n.asText()));
+        return out;
+    }
+}
