@@ -69,6 +69,29 @@ class HelmChartTest {
         assertThat(r.output()).contains("terminationGraceSeconds");
     }
 
+    /** No default key: an install that forgets the Cosmos key stops at render time, not at the pods' start. */
+    @Test
+    void theChartRefusesToRenderWithoutACosmosKey() {
+        OpsTools.Run r = helmAsIs("template", "tally", OpsFiles.chart().toString());
+        assertThat(r.exitCode()).as("helm template without secrets: %s", r.output()).isNotZero();
+        assertThat(r.output()).contains("secrets.cosmosKey");
+    }
+
+    @Test
+    void anExistingSecretIsUsedInsteadOfOneFromValues() throws IOException {
+        Path file = Files.createTempFile("tally-existing-secret", ".yaml");
+        try {
+            Files.writeString(file, helmAsIs("template", "tally", OpsFiles.chart().toString(), "--set", "secrets.existingSecret=vault-tally")
+                    .expectSuccess().output());
+            List<JsonNode> rendered = parse(file);
+            assertThat(rendered).noneMatch(o -> o.path("kind").asText().equals("Secret"));
+            assertThat(rendered.stream().flatMap(o -> o.findValues("secretKeyRef").stream()).map(ref -> ref.path("name").asText()))
+                    .isNotEmpty().containsOnly("vault-tally");
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
     @Test
     void theAggregationIsAStatefulSetWithPersistentStateAndStandbys() {
         JsonNode sts = one("StatefulSet", "tally-aggregation");
@@ -176,10 +199,15 @@ class HelmChartTest {
     }
 
     private static OpsTools.Run helm(String... args) {
+        List<String> withValues = new ArrayList<>(List.of(args));
+        withValues.addAll(List.of(TEST_VALUES));
+        return helmAsIs(withValues.toArray(String[]::new)).expectSuccess();
+    }
+
+    private static OpsTools.Run helmAsIs(String... args) {
         List<String> command = new ArrayList<>(List.of(OpsTools.helm().toString()));
         command.addAll(List.of(args));
-        command.addAll(List.of(TEST_VALUES));
-        return OpsTools.run(OpsFiles.root(), command.toArray(String[]::new)).expectSuccess();
+        return OpsTools.run(OpsFiles.root(), command.toArray(String[]::new));
     }
 
     private static List<JsonNode> parse(Path file) throws IOException {
