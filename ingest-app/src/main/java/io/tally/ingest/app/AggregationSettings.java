@@ -10,7 +10,7 @@ import java.util.List;
 
 /** Settings of the aggregation role (stages 1-6), parsed once. */
 public record AggregationSettings(String rulesLocation, TopologySettings topology, int streamThreads, int standbyReplicas,
-                                  long cacheMaxBytes) {
+                                  long cacheMaxBytes, StreamRestarts.Backoff restartBackoff) {
 
     public static final Setting<String> RULES = Setting.string("ingest.rules.file", GradeRules.BUILTIN_DEFAULT,
             "Grade rules (YAML or JSON). The default is the rule set shipped in the jar, rules/default-rules.yaml.");
@@ -34,12 +34,19 @@ public record AggregationSettings(String rulesLocation, TopologySettings topolog
     public static final Setting<Long> CACHE = Setting.longValue("ingest.cache.max.bytes", 64L * 1024 * 1024,
             "Record cache: merges updates of a bucket between commits, so each is emitted at most once per commit interval; a cache that fills up emits early.").atLeast(0);
 
+    public static final Setting<Duration> RESTART_INITIAL = Setting.millis("ingest.restart-backoff.initial.ms", 1000,
+            "Wait before a failed Kafka Streams thread is replaced; doubles with each failure in a row (the schema registry down, say) up to ingest.restart-backoff.max.ms.")
+            .validate(d -> !d.isZero(), "must be > 0");
+    public static final Setting<Duration> RESTART_MAX = Setting.millis("ingest.restart-backoff.max.ms", 30_000,
+            "Longest wait before a failed Kafka Streams thread is replaced; a replacement that runs this long without failing ends the series.")
+            .validate(d -> !d.isZero(), "must be > 0");
+
     public static final List<Setting<?>> ALL = List.of(RULES, DEDUPE_HORIZON, MAX_FUTURE_SKEW, LATE_BOUND, MAX_AMOUNT,
-            THREADS, STANDBYS, CACHE);
+            THREADS, STANDBYS, CACHE, RESTART_INITIAL, RESTART_MAX);
 
     static AggregationSettings from(Config c) {
         return new AggregationSettings(c.get(RULES),
                 new TopologySettings(c.get(DEDUPE_HORIZON), c.get(MAX_FUTURE_SKEW), c.get(LATE_BOUND), new BigDecimal(c.get(MAX_AMOUNT))),
-                c.get(THREADS), c.get(STANDBYS), c.get(CACHE));
+                c.get(THREADS), c.get(STANDBYS), c.get(CACHE), new StreamRestarts.Backoff(c.get(RESTART_INITIAL), c.get(RESTART_MAX)));
     }
 }

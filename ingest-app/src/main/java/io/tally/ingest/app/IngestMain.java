@@ -20,7 +20,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +32,10 @@ public final class IngestMain implements AutoCloseable {
     private CosmosAsyncClient cosmos;
     private BucketSink sink;
     private Thread sinkThread;
-    private io.tally.ingest.sink.MetricsEndpoint metricsEndpoint;
+    private final io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
+            new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+    private StreamRestarts restarts;
+    private IngestEndpoint endpoint;
     private java.util.concurrent.ScheduledExecutorService streamsMetricsRefresh;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean failed;
@@ -89,8 +91,25 @@ public final class IngestMain implements AutoCloseable {
             new TopicProvisioner(admin).ensure(Topics.specs(settings.topics()), settings.createMissingTopics());
             if (settings.runsAggregation()) warnIfTransactionsV2(admin);
         }
+        new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry); // heap stays bounded with any backlog
+        new io.micrometer.core.instrument.binder.jvm.JvmGcMetrics().bindTo(registry);     // live data after GC
         if (settings.runsAggregation()) startAggregation();
         if (settings.runsSink()) startSink();
+        startEndpoint();
+    }
+
+    /** /metrics and /health for whichever roles run (the port setting is named after the sink, which had it first). */
+    private void startEndpoint() {
+        int port = settings.sink().metricsPort();
+        if (port < 0) return;
+        IngestHealth health = new IngestHealth(streams, restarts,
+                settings.runsSink() ? () -> sinkThread.isAlive() && !failed : null);
+        try {
+            endpoint = new IngestEndpoint(registry, port, health::report);
+            log.info("metrics and health on http://0.0.0.0:{}/metrics, /health/live, /health/ready", endpoint.port());
+        } catch (java.io.UncheckedIOException e) { // metrics must not stop the data path
+            log.error("no Prometheus endpoint: {}", e.getMessage());
+        }
     }
 
     private void startAggregation() {
@@ -105,11 +124,13 @@ public final class IngestMain implements AutoCloseable {
         TallyTopology.build(builder, settings.topics(), agg.topology(), rules,
                 TallyTopology.eventDeserializer(new SchemaRegistryClient(settings.schemaRegistryUrl())));
         streams = new KafkaStreams(builder.build(), streamsProperties());
-        streams.setUncaughtExceptionHandler(e -> {
-            log.error("stream thread failed; replacing it (the failed task restarts from its last commit)", e);
-            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+        restarts = new StreamRestarts(agg.restartBackoff(), registry);
+        streams.setUncaughtExceptionHandler(restarts); // replace a failed thread, after a bounded exponential wait
+        bindStreamsMetrics(registry);
+        streams.setStateListener((now, before) -> {
+            log.info("kafka streams {} -> {}", before, now);
+            restarts.streamsStateChanged(now);
         });
-        streams.setStateListener((now, before) -> log.info("kafka streams {} -> {}", before, now));
         streams.start();
     }
 
@@ -153,18 +174,6 @@ public final class IngestMain implements AutoCloseable {
                 .setMaxRetryAttemptsOnThrottledRequests(sinkSettings.throttleRetriesInSdk())));
         var container = CosmosClients.container(cosmos, settings.cosmos());
         CosmosClients.warmUp(container, settings.cosmos());
-        var registry = new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
-        new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry); // heap stays bounded with any backlog
-        new io.micrometer.core.instrument.binder.jvm.JvmGcMetrics().bindTo(registry);     // live data after GC
-        if (streams != null) bindStreamsMetrics(registry);
-        if (sinkSettings.metricsPort() >= 0) {
-            try {
-                metricsEndpoint = new io.tally.ingest.sink.MetricsEndpoint(registry, sinkSettings.metricsPort());
-                log.info("sink metrics on http://0.0.0.0:{}/metrics", metricsEndpoint.port());
-            } catch (java.io.UncheckedIOException e) { // metrics must not stop the data path
-                log.error("no Prometheus endpoint: {}", e.getMessage());
-            }
-        }
         Map<String, Object> c = new java.util.HashMap<>(settings.kafkaOverrides());
         c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         sink = BucketSink.create(sinkSettings, settings.topics(), c, container,
@@ -210,8 +219,9 @@ public final class IngestMain implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        if (restarts != null) restarts.close(); // a thread waiting to be replaced stops waiting
         if (streams != null) streams.close(java.time.Duration.ofSeconds(30));
-        if (metricsEndpoint != null) metricsEndpoint.close();
+        if (endpoint != null) endpoint.close();
         if (streamsMetricsRefresh != null) streamsMetricsRefresh.shutdownNow();
         if (cosmos != null) cosmos.close();
         stopped.countDown();

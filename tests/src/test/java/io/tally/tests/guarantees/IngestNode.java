@@ -73,7 +73,25 @@ final class IngestNode implements AutoCloseable {
         return io.tally.testsupport.process.Processes.tail(log);
     }
 
-    /** Prometheus samples of the sink role ({@code name{labels}} -> value); empty when not answering. */
+    /** An answer of {@code /health/ready}: status (-1 when nothing answers) and body. */
+    record Readiness(int status, String body) {}
+
+    /** What the instance says about its readiness (any role: the endpoint serves aggregate-only instances too). */
+    Readiness readiness() {
+        if (!isAlive()) return new Readiness(-1, "");
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/health/ready"))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+            return new Readiness(r.statusCode(), r.body());
+        } catch (IOException e) {
+            return new Readiness(-1, "");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Readiness(-1, "");
+        }
+    }
+
+    /** Prometheus samples of the instance ({@code name{labels}} -> value); empty when not answering. */
     Map<String, Double> metrics() {
         return parse(get(metricsPort, "/metrics"));
     }
