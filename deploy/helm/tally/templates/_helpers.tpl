@@ -18,8 +18,8 @@ app.kubernetes.io/component: {{ .component }}
 {{- if .Values.secrets.existingSecret }}{{ .Values.secrets.existingSecret }}{{ else }}{{ .Release.Name }}-secrets{{ end -}}
 {{- end -}}
 
-{{/* Settings both roles of ingest-app share: Kafka, registry, topics, Cosmos. */}}
-{{- define "tally.ingestEnv" -}}
+{{/* Kafka, registry and topic settings of ingest-app (both roles). */}}
+{{- define "tally.kafkaEnv" -}}
 - name: TALLY_KAFKA_BOOTSTRAP_SERVERS
   value: {{ .Values.kafka.bootstrapServers | quote }}
 - name: TALLY_SCHEMA_REGISTRY_URL
@@ -28,7 +28,6 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.topics.prefix | quote }}
 - name: TALLY_TOPICS_CREATE_MISSING
   value: {{ .Values.topics.createMissing | quote }}
-{{ include "tally.cosmosEnv" . }}
 {{- end -}}
 
 {{- define "tally.cosmosEnv" -}}

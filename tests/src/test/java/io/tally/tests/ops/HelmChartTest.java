@@ -103,6 +103,10 @@ class HelmChartTest {
         assertThat(claim).as("a volume claim per instance").isNotBlank();
         assertThat(container.path("volumeMounts").findValuesAsText("mountPath")).as("the state dir is on the claimed volume")
                 .contains(env.get("TALLY_INGEST_STATE_DIR"));
+        // The image's user (docker/app.Dockerfile) must be able to write the volume.
+        String user = dockerfileUser();
+        JsonNode security = sts.path("spec").path("template").path("spec").path("securityContext");
+        assertThat(security.path("runAsUser").asText() + ":" + security.path("fsGroup").asText()).as("pod user:fsGroup").isEqualTo(user);
         assertThat(env(one("Deployment", "tally-sink").path("spec").path("template").path("spec").path("containers").path(0)))
                 .containsEntry("TALLY_INGEST_ROLE", "sink");
     }
@@ -246,6 +250,18 @@ class HelmChartTest {
             env.put(e.path("name").asText(), ref.isMissingNode() ? e.path("value").asText() : "secret-from-" + ref.path("key").asText());
         }
         return env;
+    }
+
+    /** "uid:gid" of the USER line of docker/app.Dockerfile (the same in every stage). */
+    private static String dockerfileUser() {
+        try {
+            List<String> users = Files.readAllLines(OpsFiles.root().resolve("docker/app.Dockerfile")).stream()
+                    .filter(l -> l.startsWith("USER ")).map(l -> l.substring(5).trim()).distinct().toList();
+            assertThat(users).as("USER lines of docker/app.Dockerfile").hasSize(1);
+            return users.get(0);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static int namedPort(JsonNode container, String name) {
