@@ -1,0 +1,239 @@
+package io.tally.tests.aggregation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tally.ingest.rules.GradeRules;
+import io.tally.ingest.topology.DeadLetters;
+import io.tally.ingest.topology.TallyTopology;
+import io.tally.ingest.topology.TopologySettings;
+import io.tally.model.BucketDocument;
+import io.tally.model.TimeUnit;
+import io.tally.schemas.Topics;
+import io.tally.schemas.avro.TransactionEvent;
+import io.tally.schemas.serde.AvroSerdeConfig;
+import io.tally.schemas.serde.AvroSerializer;
+import io.tally.schemas.serde.SchemaRegistryClient;
+import io.tally.testsupport.LocalStackExtension;
+import io.tally.testsupport.registry.LocalSchemaRegistry;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * 10,000 generated bad records ({@link BadRecords}) shuffled among 2,000 good events, through the production topology
+ * (stages 1-6, {@link TallyTopology#build}) with the production deserializer and a real schema registry, in a
+ * TopologyTestDriver: nothing throws, every record that cannot be aggregated is on the DLQ with a reason, its original
+ * bytes and its source coordinates, and the good events' buckets are exactly their sums, counts, minima and maxima.
+ * The seed is logged; rerun one with {@code -Dtally.fuzz.seed=N}.
+ */
+@ExtendWith(LocalStackExtension.class)
+class InputFuzzIT {
+    private static final Logger log = LoggerFactory.getLogger(InputFuzzIT.class);
+    static final int BAD = 10_000;
+    static final int GOOD = 2_000;
+    static final TopologySettings SETTINGS = new TopologySettings(Duration.ofDays(7), Duration.ofMinutes(5), Duration.ofDays(35),
+            new BigDecimal("1000000000"));
+
+    /** Where each kind must end: the DLQ reasons it may have; {@code BIT_FLIPPED} may also decode into a valid event. */
+    static final Map<BadRecords.Kind, Set<String>> EXPECTED = new EnumMap<>(Map.of(
+            BadRecords.Kind.RANDOM_BYTES, Set.of("DECODE_FAILED"),
+            BadRecords.Kind.UNKNOWN_SCHEMA_ID, Set.of("DECODE_FAILED"),
+            BadRecords.Kind.TRUNCATED, Set.of("DECODE_FAILED"),
+            BadRecords.Kind.EXTREME_DECIMAL, Set.of("INVALID", "DECODE_FAILED"),
+            BadRecords.Kind.EMPTY_DECIMAL, Set.of("DECODE_FAILED"),
+            BadRecords.Kind.EMPTY, Set.of("EMPTY_VALUE")));
+
+    record Sent(BadRecords.Kind kind, byte[] value) {} // kind null: a good event
+
+    @Test
+    void tenThousandBadRecordsAmongGoodOnesEndOnTheDlqWithAReasonAndTheGoodOnesCountExactly(LocalSchemaRegistry registry) {
+        long seed = Long.getLong("tally.fuzz.seed", System.nanoTime());
+        log.info("input fuzz: {} bad among {} good records, seed {} (rerun with -Dtally.fuzz.seed={})", BAD, GOOD, seed, seed);
+        Topics.Names topics = Topics.Names.withPrefix("fuzz-" + UUID.randomUUID().toString().substring(0, 8) + "-");
+        SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
+        int schemaId = client.register(AvroSerdeConfig.subject(topics.transactions(), false), TransactionEvent.getClassSchema());
+
+        Random random = new Random(seed);
+        Instant now = Instant.now();
+        List<TransactionEvent> good = goodEvents(random, now);
+        AvroSerializer<TransactionEvent> serializer = new AvroSerializer<>(client);
+        List<Sent> sent = new ArrayList<>();
+        good.forEach(e -> sent.add(new Sent(null, serializer.serialize(topics.transactions(), e))));
+        BadRecords bad = new BadRecords(seed, schemaId);
+        for (int i = 0; i < BAD; i++) {
+            BadRecords.Bad b = bad.next();
+            sent.add(new Sent(b.kind(), b.value()));
+        }
+        Collections.shuffle(sent, random);
+
+        StreamsBuilder builder = new StreamsBuilder();
+        TallyTopology.build(builder, topics, SETTINGS, GradeRules.load(GradeRules.BUILTIN_DEFAULT), TallyTopology.eventDeserializer(client));
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "input-fuzz");
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+        List<String> crashes = new ArrayList<>();
+        Map<Long, TestRecord<byte[], byte[]>> dlqByOffset = new HashMap<>();
+        Map<String, BucketDocument> buckets = new HashMap<>();
+        try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), p, now)) {
+            TestInputTopic<byte[], byte[]> input = driver.createInputTopic(topics.transactions(), new ByteArraySerializer(), new ByteArraySerializer());
+            for (int offset = 0; offset < sent.size(); offset++) {
+                Sent s = sent.get(offset);
+                try {
+                    input.pipeInput(null, s.value(), now.plusMillis(offset));
+                } catch (RuntimeException e) {
+                    crashes.add("offset " + offset + " (" + (s.kind() == null ? "good" : s.kind()) + ", " + hex(s.value()) + "): " + e);
+                }
+            }
+            driver.createOutputTopic(topics.transactionsDlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer())
+                    .readRecordsToList().forEach(r -> dlqByOffset.put(Long.parseLong(header(r, DeadLetters.SOURCE_OFFSET)), r));
+            KeyValueStore<String, BucketDocument> store = driver.getKeyValueStore(TallyTopology.BUCKET_STORE);
+            try (var all = store.all()) {
+                all.forEachRemaining(kv -> buckets.put(kv.key, kv.value));
+            }
+        }
+        assertThat(crashes).as("records that made the topology throw (seed %d)", seed).isEmpty();
+
+        Map<String, Long> outcomes = new TreeMap<>();
+        List<String> wrong = new ArrayList<>();
+        for (int offset = 0; offset < sent.size(); offset++) {
+            Sent s = sent.get(offset);
+            TestRecord<byte[], byte[]> dead = dlqByOffset.get((long) offset);
+            String reason = dead == null ? "accepted" : header(dead, DeadLetters.REASON);
+            outcomes.merge((s.kind() == null ? "GOOD" : s.kind().name()) + " -> " + reason, 1L, Long::sum);
+            if (dead != null) {
+                if (header(dead, DeadLetters.MESSAGE) == null || !topics.transactions().equals(header(dead, DeadLetters.SOURCE_TOPIC))) {
+                    wrong.add("offset " + offset + ": DLQ record without message or source topic");
+                }
+                boolean noValue = s.value() == null || s.value().length == 0;
+                boolean same = noValue ? dead.value() == null || dead.value().length == 0 : Arrays.equals(dead.value(), s.value());
+                if (!same) {
+                    wrong.add("offset " + offset + ": DLQ record does not carry the original bytes");
+                }
+            }
+            String verdict = judge(s, reason);
+            if (verdict != null) wrong.add("offset " + offset + " " + verdict + ": " + hex(s.value()));
+        }
+        log.info("input fuzz outcomes (kind -> DLQ reason or accepted): {}", outcomes);
+        assertThat(wrong).as("seed %d; outcomes %s", seed, outcomes).isEmpty();
+        assertThat(dlqByOffset.keySet()).as("every DLQ record names an input offset").allMatch(o -> o >= 0 && o < sent.size());
+
+        Map<String, BucketDocument> expected = expectedHourBuckets(good);
+        assertThat(expected).hasSizeGreaterThan(100);
+        expected.forEach((key, want) -> {
+            BucketDocument got = buckets.get(key);
+            assertThat(got).as("bucket %s", key).isNotNull();
+            assertThat(got.count()).as("count of %s", key).isEqualTo(want.count());
+            assertThat(got.sum()).as("sum of %s", key).isEqualByComparingTo(want.sum());
+            assertThat(got.min()).as("min of %s", key).isEqualByComparingTo(want.min());
+            assertThat(got.max()).as("max of %s", key).isEqualByComparingTo(want.max());
+        });
+        assertThat(buckets.keySet().stream().filter(k -> k.startsWith("good|") && k.contains("|spend-per-customer|hour|")))
+                .as("no spend-per-customer hour bucket of the good domain beyond the expected ones").hasSize(expected.size());
+    }
+
+    /**
+     * A customerId of 3,000 characters makes a partition key beyond Cosmos's 2 KB limit, a SKU of 1,100 an id beyond its
+     * 1,023 bytes: no bucket of such an event can ever be written. Stage 1 should dead-letter it as INVALID; today it
+     * accepts it and aggregates buckets that Cosmos will refuse (what the sink then does with them is not checked here).
+     */
+    @Test
+    @org.junit.jupiter.api.Disabled("FINDING for the topology's owner (EventValidator has no length bound on key fields): "
+            + "such events are accepted today; enable this test with the fix")
+    void keyFieldsTooLongForCosmosAreDeadLetteredAsInvalid(LocalSchemaRegistry registry) {
+        Topics.Names topics = Topics.Names.withPrefix("fuzz-" + UUID.randomUUID().toString().substring(0, 8) + "-");
+        SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
+        AvroSerializer<TransactionEvent> serializer = new AvroSerializer<>(client);
+        Instant now = Instant.now();
+        TransactionEvent base = goodEvents(new Random(1), now).get(0);
+        List<TransactionEvent> tooLong = List.of(
+                TransactionEvent.newBuilder(base).setTransactionId("long-1").setCustomerId("c".repeat(3_000)).build(),
+                TransactionEvent.newBuilder(base).setTransactionId("long-2").setSku("s".repeat(1_100)).build(),
+                TransactionEvent.newBuilder(base).setTransactionId("long-3").setDomain("d".repeat(3_000)).build());
+        StreamsBuilder builder = new StreamsBuilder();
+        TallyTopology.build(builder, topics, SETTINGS, GradeRules.load(GradeRules.BUILTIN_DEFAULT), TallyTopology.eventDeserializer(client));
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "input-fuzz-long");
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), p, now)) {
+            TestInputTopic<byte[], byte[]> input = driver.createInputTopic(topics.transactions(), new ByteArraySerializer(), new ByteArraySerializer());
+            tooLong.forEach(e -> input.pipeInput(null, serializer.serialize(topics.transactions(), e), now));
+            List<String> reasons = driver.createOutputTopic(topics.transactionsDlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer())
+                    .readRecordsToList().stream().map(r -> header(r, DeadLetters.REASON)).toList();
+            assertThat(reasons).containsExactly("INVALID", "INVALID", "INVALID");
+        }
+    }
+
+    /** What is wrong with the outcome {@code reason} ("accepted" or a DLQ reason) of {@code s}, or null. */
+    private static String judge(Sent s, String reason) {
+        if (s.kind() == null) return reason.equals("accepted") ? null : "a good event went to the DLQ as " + reason;
+        if (s.kind() == BadRecords.Kind.BIT_FLIPPED) return null; // either is right: Avro has no checksum
+        if (s.kind() == BadRecords.Kind.HUGE_NON_KEY_FIELDS) return reason.equals("accepted") ? null : "a large valid event went to the DLQ as " + reason;
+        return EXPECTED.get(s.kind()).contains(reason) ? null : s.kind() + " ended as " + reason + ", expected " + EXPECTED.get(s.kind());
+    }
+
+    /** Good events: 200 customers of domain {@code good}, times over the last 3 hours, amounts 0.01-999.99. */
+    private static List<TransactionEvent> goodEvents(Random random, Instant now) {
+        List<TransactionEvent> out = new ArrayList<>();
+        for (int i = 0; i < GOOD; i++) {
+            BigDecimal amount = BigDecimal.valueOf(1 + random.nextInt(99_999), 2).setScale(4);
+            out.add(TransactionEvent.newBuilder().setTransactionId("good-tx-" + i).setEventTime(now.minusSeconds(random.nextInt(3 * 3600)))
+                    .setDomain("good").setCustomerId("good-" + random.nextInt(200)).setEmail(null).setPostalCode(null)
+                    .setSku("sku-" + random.nextInt(10)).setMerchant("m-1").setChannel("WEB").setAmount(amount).setCurrency("USD")
+                    .setStatus("APPROVED").setAttributes(Map.of()).build());
+        }
+        return out;
+    }
+
+    /** The spend-per-customer hour buckets the good events make, keyed as the bucket store keys them. */
+    private static Map<String, BucketDocument> expectedHourBuckets(List<TransactionEvent> good) {
+        Map<String, BucketDocument> out = new HashMap<>();
+        for (TransactionEvent e : good) {
+            long hour = TimeUnit.HOUR.bucketIndex(e.getEventTime());
+            String key = "good|" + e.getCustomerId() + "|spend-per-customer|hour|" + hour;
+            BigDecimal a = e.getAmount();
+            out.merge(key, new BucketDocument(null, null, null, null, null, a, 1, a, a, 0, null, null),
+                    (x, y) -> new BucketDocument(null, null, null, null, null, x.sum().add(y.sum()), x.count() + y.count(),
+                            x.min().min(y.min()), x.max().max(y.max()), 0, null, null));
+        }
+        return out;
+    }
+
+    private static String header(TestRecord<byte[], byte[]> r, String name) {
+        Header h = r.headers().lastHeader(name);
+        return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    private static String hex(byte[] b) {
+        if (b == null) return "null";
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < Math.min(b.length, 48); i++) sb.append(String.format("%02x", b[i]));
+        return sb + (b.length > 48 ? "... (" + b.length + " bytes)" : "");
+    }
+}
