@@ -1,0 +1,105 @@
+package io.tally.tests.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code ./tally serve} (and every command that runs an application) rebuilds the jars first when anything they are
+ * built from changed since: the grade rules in {@code rules/} (copied into ingest-app's and read-service's jars), a
+ * resource, a source or a pom — and does not when nothing did. The launcher runs from a copy of the tree that holds
+ * only it and a skeleton of the modules; {@code mvnw} and {@code java} are stubs that write their command lines to a
+ * trace file.
+ */
+class TallyRebuildTest {
+    static final List<String> SCRIPTS = List.of("tally", "local/lib/common.sh");
+    static final List<String> APPS = List.of("ingest-app", "read-service", "loadgen");
+    static final List<String> INPUTS = List.of("rules/default-rules.yaml", "read-service/src/main/resources/openapi.yaml",
+            "ingest-app/src/main/java/io/tally/Main.java", "schemas/src/main/avro/TransactionEvent.avsc", "cosmos-model/pom.xml",
+            "config/src/main/java/io/tally/Config.java", "loadgen/pom.xml", "pom.xml");
+
+    @TempDir
+    Path root;
+    Path trace;
+    Instant built;
+
+    @BeforeEach
+    void aTreeWhoseJarsAreNewerThanEverything() throws IOException {
+        Path repo = Path.of("..").toAbsolutePath().normalize();
+        for (String script : SCRIPTS) {
+            Path to = root.resolve(script);
+            Files.createDirectories(to.getParent());
+            Files.copy(repo.resolve(script), to);
+            executable(to);
+        }
+        trace = root.resolve("trace");
+        Instant old = Instant.now().minusSeconds(3600);
+        for (String input : INPUTS) write(root.resolve(input), "x", old);
+        built = Instant.now().minusSeconds(60);
+        for (String app : APPS) write(root.resolve(app + "/target/" + app + ".jar"), "jar", built);
+        // The stub build makes every jar new, as the real one would.
+        stub(root.resolve("mvnw"), "for a in " + String.join(" ", APPS) + "; do touch \"$a/target/$a.jar\"; done\n");
+        Files.createDirectories(root.resolve("stubs"));
+        stub(root.resolve("stubs/java"), "case \"$*\" in -version*) echo 'openjdk version \"17.0.9\"' >&2 ;; esac\n");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rules/default-rules.yaml", "read-service/src/main/resources/openapi.yaml",
+        "ingest-app/src/main/java/io/tally/Main.java", "schemas/src/main/avro/TransactionEvent.avsc", "cosmos-model/pom.xml",
+        "config/src/main/java/io/tally/Config.java", "loadgen/pom.xml", "pom.xml"})
+    void anEditedInputRebuildsTheJarsBeforeTheAppRunsAndOnlyThen(String edited) throws Exception {
+        assertThat(builds(serve())).as("nothing changed since the jars were built").isZero();
+
+        write(root.resolve(edited), "edited", Instant.now());
+        List<String> calls = serve();
+        assertThat(builds(calls)).as("after editing %s: %s", edited, calls).isEqualTo(1);
+        assertThat(calls.get(calls.size() - 1)).as("the app runs after the build").contains("-jar").contains("read-service.jar");
+
+        assertThat(builds(serve())).as("built once, the jars are current again").isZero();
+    }
+
+    /** Runs {@code ./tally serve} with the stubs; the trace lines it left. */
+    private List<String> serve() throws Exception {
+        Files.deleteIfExists(trace);
+        Map<String, String> env = new HashMap<>();
+        env.put("PATH", root.resolve("stubs") + ":" + System.getenv("PATH"));
+        env.put("JAVA_HOME", null);
+        env.put("TRACE", trace.toString());
+        env.put("TALLY_STATE_DIR", root.resolve("state").toString());
+        CommandRun r = CommandRun.of(List.of("bash", "tally", "serve"), root, env, Duration.ofSeconds(30));
+        assertThat(r.exit()).as("./tally serve; stderr: %s", r.err()).isZero();
+        return Files.exists(trace) ? Files.readAllLines(trace) : List.of();
+    }
+
+    private static long builds(List<String> calls) {
+        return calls.stream().filter(c -> c.startsWith("mvnw ")).count();
+    }
+
+    private static void write(Path file, String text, Instant mtime) throws IOException {
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, text);
+        Files.setLastModifiedTime(file, FileTime.from(mtime));
+    }
+
+    private static void stub(Path file, String body) throws IOException {
+        Files.writeString(file, "#!/bin/sh\necho \"$(basename \"$0\") $*\" >> \"$TRACE\"\n" + body + "exit 0\n");
+        executable(file);
+    }
+
+    private static void executable(Path file) throws IOException {
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+}
