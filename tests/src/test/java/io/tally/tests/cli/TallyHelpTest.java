@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,13 +35,7 @@ class TallyHelpTest {
 
     @BeforeAll
     static void copyOfTheLaunchers() throws IOException {
-        Path repo = Path.of("..").toAbsolutePath().normalize();
-        for (String script : SCRIPTS) {
-            Path to = root.resolve(script);
-            Files.createDirectories(to.getParent());
-            Files.copy(repo.resolve(script), to);
-            executable(to);
-        }
+        LauncherTree.copyScripts(root, SCRIPTS);
         trace = root.resolve("trace");
         Files.createDirectories(root.resolve("stubs"));
         for (String stub : STUBS) {
@@ -89,11 +82,6 @@ class TallyHelpTest {
     }
 
     private static void stub(Path file, String body) throws IOException {
-        Files.writeString(file, "#!/bin/sh\necho \"$(basename \"$0\") $*\" >> \"$TRACE\"\n" + body + "exit 1\n");
-        executable(file);
-    }
-
-    private static void executable(Path file) throws IOException {
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+        LauncherTree.stub(file, body, 1);
     }
 }

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -38,22 +37,16 @@ class TallyRebuildTest {
 
     @BeforeEach
     void aTreeWhoseJarsAreNewerThanEverything() throws IOException {
-        Path repo = Path.of("..").toAbsolutePath().normalize();
-        for (String script : SCRIPTS) {
-            Path to = root.resolve(script);
-            Files.createDirectories(to.getParent());
-            Files.copy(repo.resolve(script), to);
-            executable(to);
-        }
+        LauncherTree.copyScripts(root, SCRIPTS);
         trace = root.resolve("trace");
         Instant old = Instant.now().minusSeconds(3600);
         for (String input : INPUTS) write(root.resolve(input), "x", old);
         built = Instant.now().minusSeconds(60);
         for (String app : APPS) write(root.resolve(app + "/target/" + app + ".jar"), "jar", built);
         // The stub build makes every jar new, as the real one would.
-        stub(root.resolve("mvnw"), "for a in " + String.join(" ", APPS) + "; do touch \"$a/target/$a.jar\"; done\n");
+        LauncherTree.stub(root.resolve("mvnw"), "for a in " + String.join(" ", APPS) + "; do touch \"$a/target/$a.jar\"; done\n", 0);
         Files.createDirectories(root.resolve("stubs"));
-        stub(root.resolve("stubs/java"), "case \"$*\" in -version*) echo 'openjdk version \"17.0.9\"' >&2 ;; esac\n");
+        LauncherTree.stub(root.resolve("stubs/java"), "case \"$*\" in -version*) echo 'openjdk version \"17.0.9\"' >&2 ;; esac\n", 0);
     }
 
     @ParameterizedTest
@@ -92,14 +85,5 @@ class TallyRebuildTest {
         Files.createDirectories(file.getParent());
         Files.writeString(file, text);
         Files.setLastModifiedTime(file, FileTime.from(mtime));
-    }
-
-    private static void stub(Path file, String body) throws IOException {
-        Files.writeString(file, "#!/bin/sh\necho \"$(basename \"$0\") $*\" >> \"$TRACE\"\n" + body + "exit 0\n");
-        executable(file);
-    }
-
-    private static void executable(Path file) throws IOException {
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 }
