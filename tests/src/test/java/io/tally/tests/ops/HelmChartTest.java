@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * deploy/helm/tally renders with helm, the output is valid for the Kubernetes API (kubeconform against the API's
- * JSON schemas, offline) and for the ServiceMonitor CRD, and it configures the apps only through settings they
+ * JSON schemas, offline) and for the ServiceMonitor and PrometheusRule CRDs, and it configures the apps only through settings they
  * declare, probes endpoints they serve, and sizes memory from the heap they are given.
  */
 class HelmChartTest {
@@ -40,7 +40,7 @@ class HelmChartTest {
     @BeforeAll
     static void render(@TempDir Path dir) throws IOException {
         rendered = dir.resolve("tally.yaml");
-        Files.writeString(rendered, helm("template", "tally", OpsFiles.chart().toString(), "--namespace", "tally").output());
+        Files.writeString(rendered, helm("template", "tally", OpsFiles.chart().toString(), "--namespace", "tally").stdout());
         objects = parse(rendered);
         assertThat(objects).as("rendered objects").isNotEmpty();
     }
@@ -52,9 +52,10 @@ class HelmChartTest {
 
     @Test
     void theManifestsAreValidKubernetesObjects(@TempDir Path crdSchemas) throws IOException {
-        writeServiceMonitorSchema(crdSchemas);
+        writeCrdSchema(crdSchemas, "servicemonitor", "monitoring.coreos.com_servicemonitors.yaml");
+        writeCrdSchema(crdSchemas, "prometheusrule", "monitoring.coreos.com_prometheusrules.yaml");
         OpsTools.Run r = kubeconform(crdSchemas, rendered).expectSuccess();
-        JsonNode summary = new ObjectMapper().readTree(r.output()).path("summary");
+        JsonNode summary = new ObjectMapper().readTree(r.stdout()).path("summary");
         assertThat(summary.path("valid").asInt()).as("kubeconform: %s", r.output()).isEqualTo(objects.size());
         assertThat(summary.path("skipped").asInt()).as("kubeconform skipped a kind it has no schema for: %s", r.output()).isZero();
     }
@@ -82,7 +83,7 @@ class HelmChartTest {
         Path file = Files.createTempFile("tally-existing-secret", ".yaml");
         try {
             Files.writeString(file, helmAsIs("template", "tally", OpsFiles.chart().toString(), "--set", "secrets.existingSecret=vault-tally")
-                    .expectSuccess().output());
+                    .expectSuccess().stdout());
             List<JsonNode> rendered = parse(file);
             assertThat(rendered).noneMatch(o -> o.path("kind").asText().equals("Secret"));
             assertThat(rendered.stream().flatMap(o -> o.findValues("secretKeyRef").stream()).map(ref -> ref.path("name").asText()))
@@ -90,6 +91,13 @@ class HelmChartTest {
         } finally {
             Files.deleteIfExists(file);
         }
+    }
+
+    /** The PrometheusRule is the rule file docker-compose's Prometheus loads and promtool tests, not a copy that drifts. */
+    @Test
+    void thePrometheusRuleCarriesTheTestedRules() throws IOException {
+        JsonNode file = YAML.readTree(OpsFiles.rules().get(0).toFile());
+        assertThat(one("PrometheusRule", "tally").path("spec").path("groups")).isEqualTo(file.path("groups"));
     }
 
     @Test
@@ -135,12 +143,16 @@ class HelmChartTest {
         assertThat(namedPort(read, "http")).isEqualTo(readPort);
         assertThat(read.path("readinessProbe").path("httpGet").path("path").asText()).isEqualTo("/health/ready");
         assertThat(read.path("livenessProbe").path("httpGet").path("path").asText()).isEqualTo("/health/live");
-        JsonNode sink = one("Deployment", "tally-sink").path("spec").path("template").path("spec").path("containers").path(0);
-        int metricsPort = Integer.parseInt(env(sink).get(io.tally.ingest.sink.SinkSettings.METRICS_PORT.envName()));
-        assertThat(namedPort(sink, "metrics")).isEqualTo(metricsPort);
-        for (String probe : List.of("startupProbe", "readinessProbe", "livenessProbe")) {
-            assertThat(sink.path(probe).path("httpGet").path("path").asText()).as("sink %s", probe).isEqualTo("/metrics");
-            assertThat(sink.path(probe).path("httpGet").path("port").asText()).as("sink %s", probe).isEqualTo("metrics");
+        // ingest-app serves /metrics and /health/* on sink.metrics.port in either role.
+        for (JsonNode workload : List.of(one("StatefulSet", "tally-aggregation"), one("Deployment", "tally-sink"))) {
+            JsonNode ingest = workload.path("spec").path("template").path("spec").path("containers").path(0);
+            int metricsPort = Integer.parseInt(env(ingest).get(io.tally.ingest.sink.SinkSettings.METRICS_PORT.envName()));
+            assertThat(namedPort(ingest, "metrics")).isEqualTo(metricsPort);
+            Map<String, String> paths = Map.of("startupProbe", "/health/live", "readinessProbe", "/health/ready", "livenessProbe", "/health/live");
+            paths.forEach((probe, path) -> {
+                assertThat(ingest.path(probe).path("httpGet").path("path").asText()).as("%s %s", workload.path("kind"), probe).isEqualTo(path);
+                assertThat(ingest.path(probe).path("httpGet").path("port").asText()).as("%s %s", workload.path("kind"), probe).isEqualTo("metrics");
+            });
         }
     }
 
@@ -175,22 +187,22 @@ class HelmChartTest {
         }
         JsonNode monitor = one("ServiceMonitor", "tally");
         Set<String> monitoredPorts = Set.copyOf(monitor.path("spec").path("endpoints").findValuesAsText("port"));
-        for (String service : List.of("tally-sink", "tally-read")) {
+        for (String service : List.of("tally-aggregation", "tally-sink", "tally-read")) {
             List<String> ports = one("Service", service).path("spec").path("ports").findValuesAsText("name");
             assertThat(ports).as("%s exposes a port the ServiceMonitor scrapes", service).containsAnyElementsOf(monitoredPorts);
         }
     }
 
-    /** The ServiceMonitor CRD's openAPIV3Schema, where kubeconform looks for it ({kind}-{group prefix}-{version}.json). */
-    private static void writeServiceMonitorSchema(Path dir) throws IOException {
-        JsonNode crd = YAML.readTree(OpsTools.monitoringCrds().resolve("monitoring.coreos.com_servicemonitors.yaml").toFile());
+    /** A CRD's v1 openAPIV3Schema, where kubeconform looks for it ({kind}-{group prefix}-{version}.json). */
+    private static void writeCrdSchema(Path dir, String kind, String crdFile) throws IOException {
+        JsonNode crd = YAML.readTree(OpsTools.monitoringCrds().resolve(crdFile).toFile());
         for (JsonNode version : crd.path("spec").path("versions")) {
             if (version.path("name").asText().equals("v1")) {
-                new ObjectMapper().writeValue(dir.resolve("servicemonitor-monitoring-v1.json").toFile(), version.path("schema").path("openAPIV3Schema"));
+                new ObjectMapper().writeValue(dir.resolve(kind + "-monitoring-v1.json").toFile(), version.path("schema").path("openAPIV3Schema"));
                 return;
             }
         }
-        throw new AssertionError("no v1 in the ServiceMonitor CRD");
+        throw new AssertionError("no v1 in " + crdFile);
     }
 
     private static OpsTools.Run kubeconform(Path crdSchemas, Path manifests) {

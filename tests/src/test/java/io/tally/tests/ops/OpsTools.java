@@ -21,10 +21,15 @@ final class OpsTools {
 
     private OpsTools() {}
 
-    record Run(List<String> command, int exitCode, String output) {
+    /** stdout is the tool's result (a rendered manifest, a path); stderr its warnings and progress. */
+    record Run(List<String> command, int exitCode, String stdout, String stderr) {
         Run expectSuccess() {
-            if (exitCode != 0) throw new AssertionError(String.join(" ", command) + " exited " + exitCode + ":\n" + output);
+            if (exitCode != 0) throw new AssertionError(String.join(" ", command) + " exited " + exitCode + ":\n" + output());
             return this;
+        }
+
+        String output() {
+            return stdout + stderr;
         }
     }
 
@@ -50,7 +55,7 @@ final class OpsTools {
         List<String> command = new java.util.ArrayList<>(List.of("bash", root.resolve(script).toString()));
         command.addAll(List.of(args));
         Run r = run(root, BUILD_TIMEOUT, command).expectSuccess();
-        List<String> lines = r.output().lines().filter(l -> !l.isBlank()).toList();
+        List<String> lines = r.stdout().lines().filter(l -> !l.isBlank()).toList();
         String last = lines.isEmpty() ? "" : lines.get(lines.size() - 1).trim();
         if (!Files.exists(Path.of(last))) throw new AssertionError(script + " printed no path it made:\n" + r.output());
         return last;
@@ -58,18 +63,20 @@ final class OpsTools {
 
     private static Run run(Path dir, Duration timeout, List<String> command) {
         try {
-            Path out = Files.createTempFile("ops-tool", ".log");
+            Path out = Files.createTempFile("ops-tool", ".out");
+            Path err = Files.createTempFile("ops-tool", ".err");
             try {
-                Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                        .redirectOutput(out.toFile()).start();
+                Process p = new ProcessBuilder(command).directory(dir.toFile())
+                        .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
                 if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                     p.destroyForcibly();
                     throw new AssertionError(String.join(" ", command) + " did not finish within " + timeout + ":\n"
-                            + Files.readString(out, StandardCharsets.UTF_8));
+                            + Files.readString(out, StandardCharsets.UTF_8) + Files.readString(err, StandardCharsets.UTF_8));
                 }
-                return new Run(command, p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+                return new Run(command, p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
             } finally {
                 Files.deleteIfExists(out);
+                Files.deleteIfExists(err);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run " + command, e);
