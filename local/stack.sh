@@ -2,7 +2,8 @@
 # Usage: ./tally stack up|down|status [component...] | clean [--all]     (the same as local/stack.sh ...)
 #
 # The Tally stack without Docker: a single-node KRaft Kafka broker (jars from Maven Central), AxonOps
-# Schema Registry (built from the Go module proxy, in-memory) and the local Cosmos endpoint (local/cosmos).
+# Schema Registry (built from the Go module proxy) keeping its schemas in a local PostgreSQL, and the local
+# Cosmos endpoint (local/cosmos).
 #
 #   local/stack.sh up     [component...]   prepare what is missing, start, wait for health, create topics
 #   local/stack.sh down   [component...]   SIGTERM, then SIGKILL after TALLY_STOP_TIMEOUT_S (default 30)
@@ -10,16 +11,31 @@
 #   local/stack.sh clean  [--all]          down, then delete data and logs; --all also deletes the
 #                                          downloaded Kafka jars and the registry binary (whole state dir)
 #
-# Components: kafka, registry, cosmos (default: all). Everything binds to 127.0.0.1.
-# State: ${TALLY_STATE_DIR:-<repo>/.tally}/{logs,run,kafka,registry,bin,cosmos}.
+# Components: kafka, postgres, registry, cosmos (default: all). Everything binds to 127.0.0.1.
+# Registry storage: TALLY_REGISTRY_STORAGE=postgresql (default: schemas and ids survive down/up; the postgres
+#   component runs the server from Debian's packages, installed with apt-get when missing and run as root, or
+#   any PostgreSQL 12+ whose initdb is on PATH) or memory (no postgres component; schemas are lost on down).
+# State: ${TALLY_STATE_DIR:-<repo>/.tally}/{logs,run,kafka,postgres,registry,bin,cosmos}.
 # Ports: TALLY_KAFKA_PORT=9092 TALLY_KAFKA_CONTROLLER_PORT=9093 TALLY_REGISTRY_PORT=8085
-#        TALLY_COSMOS_PORT=8081 TALLY_COSMOS_CONTROL_PORT=8082
+#        TALLY_COSMOS_PORT=8081 TALLY_COSMOS_CONTROL_PORT=8082 TALLY_POSTGRES_PORT=5433
 # Tuning: TALLY_KAFKA_HEAP_OPTS (default -Xms256m -Xmx512m), TALLY_START_TIMEOUT_S (default 90).
 set -euo pipefail
 # shellcheck source=lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-COMPONENTS=(kafka registry cosmos)
+REGISTRY_STORAGE=${TALLY_REGISTRY_STORAGE:-postgresql}
+case $REGISTRY_STORAGE in
+  postgresql) COMPONENTS=(kafka postgres registry cosmos) ;;
+  memory) COMPONENTS=(kafka registry cosmos) ;;
+  *) die "TALLY_REGISTRY_STORAGE must be postgresql or memory, not '$REGISTRY_STORAGE'" ;;
+esac
+: "${TALLY_POSTGRES_PORT:=5433}"
+PG_DATA=$STATE/postgres/data
+PG_RUN=$STATE/postgres/run
+PG_USER=tally
+PG_DATABASE=schema_registry
+# Loopback only; the registry's connection string needs a non-empty one.
+PG_PASSWORD=${TALLY_POSTGRES_PASSWORD:-tally-local}
 START_TIMEOUT_S=${TALLY_START_TIMEOUT_S:-90}
 STOP_TIMEOUT_S=${TALLY_STOP_TIMEOUT_S:-30}
 REGISTRY_BIN=$STATE/bin/schema-registry
@@ -38,6 +54,7 @@ cmdline_marker() {
   case $1 in
     kafka) printf '%s\n' "kafka.Kafka" ;;
     registry) printf '%s\n' "$REGISTRY_BIN" ;;
+    postgres) printf '%s\n' "$PG_DATA" ;;
     cosmos) printf '%s\n' "tally-cosmos.js" ;;
   esac
 }
@@ -46,6 +63,7 @@ ports_of() {
   case $1 in
     kafka) printf '%s\n' "$TALLY_KAFKA_PORT" "$TALLY_KAFKA_CONTROLLER_PORT" ;;
     registry) printf '%s\n' "$TALLY_REGISTRY_PORT" ;;
+    postgres) printf '%s\n' "$TALLY_POSTGRES_PORT" ;;
     cosmos) printf '%s\n' "$TALLY_COSMOS_PORT" "$TALLY_COSMOS_CONTROL_PORT" ;;
   esac
 }
@@ -53,7 +71,8 @@ ports_of() {
 endpoint_of() {
   case $1 in
     kafka) printf '%s\n' "127.0.0.1:$TALLY_KAFKA_PORT (controller 127.0.0.1:$TALLY_KAFKA_CONTROLLER_PORT)" ;;
-    registry) printf '%s\n' "http://127.0.0.1:$TALLY_REGISTRY_PORT" ;;
+    registry) printf '%s\n' "http://127.0.0.1:$TALLY_REGISTRY_PORT (storage: $REGISTRY_STORAGE)" ;;
+    postgres) printf '%s\n' "postgresql://$PG_USER@127.0.0.1:$TALLY_POSTGRES_PORT/$PG_DATABASE (data $PG_DATA)" ;;
     cosmos) printf '%s\n' "https://127.0.0.1:$TALLY_COSMOS_PORT (control http://127.0.0.1:$TALLY_COSMOS_CONTROL_PORT, TLS files $STATE/cosmos/tls)" ;;
   esac
 }
@@ -64,6 +83,7 @@ healthy() {
   case $1 in
     kafka) port_open "$TALLY_KAFKA_PORT" && port_open "$TALLY_KAFKA_CONTROLLER_PORT" ;;
     registry) http_ok "http://127.0.0.1:$TALLY_REGISTRY_PORT/health/ready" ;;
+    postgres) "$(pg_bindir)/pg_isready" -q -h 127.0.0.1 -p "$TALLY_POSTGRES_PORT" ;;
     cosmos) http_ok "http://127.0.0.1:$TALLY_COSMOS_CONTROL_PORT/health" ;;
   esac
 }
@@ -103,6 +123,52 @@ registry_prepare() {
   "$TALLY_ROOT/local/schema-registry/build.sh" "$REGISTRY_BIN" >/dev/null
 }
 
+# PostgreSQL's server programs: Debian's newest /usr/lib/postgresql/*/bin, else wherever initdb is on PATH.
+pg_bindir() {
+  local d
+  d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  [[ -z $d ]] && command -v initdb >/dev/null 2>&1 && d=$(dirname "$(command -v initdb)")
+  printf '%s\n' "$d"
+}
+
+# The server refuses to run as root: as root it runs as the OS user 'postgres' (created by Debian's package).
+pg_as() {
+  if ((EUID == 0)); then setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"; else "$@"; fi
+}
+
+postgres_needs_prepare() {
+  [[ -z $(pg_bindir) || ! -f $PG_DATA/PG_VERSION ]]
+}
+
+postgres_prepare() {
+  if [[ -z $(pg_bindir) ]]; then
+    ((EUID == 0)) && command -v apt-get >/dev/null 2>&1 ||
+      die "postgres: no PostgreSQL server found. Install one (Debian/Ubuntu: sudo apt-get install postgresql; macOS: brew install postgresql), or run the registry in memory: TALLY_REGISTRY_STORAGE=memory"
+    say "postgres: installing Debian's postgresql package"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql ||
+      { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql; }
+  fi
+  ((EUID != 0)) || id postgres >/dev/null 2>&1 || die "postgres: running as root needs an OS user 'postgres' to run the server as"
+  rm -rf "$PG_DATA"
+  mkdir -p "$PG_DATA" "$PG_RUN"
+  local pw=$STATE/postgres/.pw
+  printf '%s\n' "$PG_PASSWORD" >"$pw"
+  ((EUID != 0)) || chown -R postgres: "$STATE/postgres"
+  # Local socket trusted, TCP (what the registry uses) by password.
+  pg_as "$(pg_bindir)/initdb" -D "$PG_DATA" -U "$PG_USER" --pwfile="$pw" --auth-local=trust --auth-host=scram-sha-256 \
+    -E UTF8 --locale=C >/dev/null
+  rm -f "$pw"
+}
+
+# The registry's database, created on first use (the registry creates its tables itself).
+postgres_ensure_database() {
+  local bin
+  bin=$(pg_bindir)
+  [[ $(PGPASSWORD=$PG_PASSWORD "$bin/psql" -h 127.0.0.1 -p "$TALLY_POSTGRES_PORT" -U "$PG_USER" -d postgres -tAc \
+    "SELECT 1 FROM pg_database WHERE datname = '$PG_DATABASE'") == 1 ]] ||
+    PGPASSWORD=$PG_PASSWORD "$bin/createdb" -h 127.0.0.1 -p "$TALLY_POSTGRES_PORT" -U "$PG_USER" "$PG_DATABASE"
+}
+
 cosmos_needs_prepare() {
   # npm ci writes node_modules/.package-lock.json; redo it when package-lock.json changed since.
   ! [[ -f $COSMOS_DIR/node_modules/.package-lock.json && $COSMOS_DIR/node_modules/.package-lock.json -nt $COSMOS_DIR/package-lock.json ]]
@@ -139,10 +205,25 @@ kafka_start() {
     -cp "$KAFKA_LIBS/*" kafka.Kafka "$conf"
 }
 
+postgres_start() {
+  local -a run=("$(pg_bindir)/postgres" -D "$PG_DATA" -p "$TALLY_POSTGRES_PORT" -k "$PG_RUN" -c listen_addresses=127.0.0.1)
+  ((EUID == 0)) && run=(setpriv --reuid=postgres --regid=postgres --init-groups -- "${run[@]}") # exec, same pid
+  start_detached postgres "${run[@]}"
+}
+
 registry_start() {
-  # Configuration: local/schema-registry/config.yaml (memory storage, BACKWARD); host/port via the
-  # registry's own environment overrides.
-  start_detached registry env SCHEMA_REGISTRY_HOST=127.0.0.1 SCHEMA_REGISTRY_PORT="$TALLY_REGISTRY_PORT" \
+  # Configuration: local/schema-registry/config.yaml (memory storage, BACKWARD); host, port and (by default)
+  # PostgreSQL storage through the registry's own environment overrides.
+  local -a storage=()
+  if [[ $REGISTRY_STORAGE == postgresql ]]; then
+    PID_TO_WATCH=$(cat "$STATE/run/postgres.pid" 2>/dev/null || true) wait_until "$START_TIMEOUT_S" healthy postgres ||
+      die "registry: PostgreSQL is not up on 127.0.0.1:$TALLY_POSTGRES_PORT (log: $STATE/logs/postgres.log)"
+    postgres_ensure_database
+    storage=(SCHEMA_REGISTRY_STORAGE_TYPE=postgresql SCHEMA_REGISTRY_PG_HOST=127.0.0.1
+      SCHEMA_REGISTRY_PG_PORT="$TALLY_POSTGRES_PORT" SCHEMA_REGISTRY_PG_DATABASE="$PG_DATABASE"
+      SCHEMA_REGISTRY_PG_USER="$PG_USER" SCHEMA_REGISTRY_PG_PASSWORD="$PG_PASSWORD" SCHEMA_REGISTRY_PG_SSLMODE=disable)
+  fi
+  start_detached registry env SCHEMA_REGISTRY_HOST=127.0.0.1 SCHEMA_REGISTRY_PORT="$TALLY_REGISTRY_PORT" "${storage[@]}" \
     "$REGISTRY_BIN" -config "$TALLY_ROOT/local/schema-registry/config.yaml"
 }
 
@@ -274,17 +355,19 @@ select_components() {
     return
   fi
   for c in "$@"; do
-    case $c in
-      kafka | registry | cosmos) SELECTED+=("$c") ;;
-      *) die "unknown component '$c' (expected: ${COMPONENTS[*]})" ;;
-    esac
+    [[ " ${COMPONENTS[*]} " == *" $c "* ]] || die "unknown component '$c' (expected: ${COMPONENTS[*]})"
+    SELECTED+=("$c")
   done
 }
 
 cmd_up() {
   select_components "$@"
+  # The registry keeps its schemas in PostgreSQL: starting the registry starts that first.
+  if [[ $REGISTRY_STORAGE == postgresql && " ${SELECTED[*]} " == *" registry "* && " ${SELECTED[*]} " != *" postgres "* ]]; then
+    SELECTED=(postgres "${SELECTED[@]}")
+  fi
   command -v curl >/dev/null 2>&1 || die "curl is required for health checks (apt-get install curl)."
-  mkdir -p "$STATE"/{logs,run,kafka,registry,bin,cosmos}
+  mkdir -p "$STATE"/{logs,run,kafka,postgres,registry,bin,cosmos}
   local c pid port to_prepare=() pids=() failed=()
 
   # Prerequisites first, with exact messages, before anything slow starts.
@@ -438,7 +521,7 @@ cmd_clean() {
   else
     # Kept: $STATE/kafka/libs, $STATE/bin (slow to get again) and $STATE/cosmos/tls (trust stores made
     # from that certificate keep working).
-    rm -rf "$STATE/kafka/data" "$STATE/kafka/server.properties" "$STATE/registry" "$STATE/logs" "$STATE/run"
+    rm -rf "$STATE/kafka/data" "$STATE/kafka/server.properties" "$STATE/postgres" "$STATE/registry" "$STATE/logs" "$STATE/run"
     find "$STATE/cosmos" -mindepth 1 -maxdepth 1 ! -name tls -exec rm -rf {} + 2>/dev/null || true
     say "removed data and logs in $STATE (kept Kafka jars, registry binary, Cosmos TLS files; 'clean --all' removes those too)"
   fi

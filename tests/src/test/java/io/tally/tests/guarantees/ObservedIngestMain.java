@@ -13,8 +13,9 @@ import javax.management.ObjectName;
 
 /**
  * {@link IngestMain} plus a per-process view of the Kafka consumers' fetch counters, so a test can see
- * which instance consumed how much of each topic, monotonic across the consumers Streams replaces. {@code GET /consumed} answers lines {@code <topic> <records consumed>}, summed over this JVM's
- * consumers, from the clients' own JMX metrics. The port comes from {@code -Dtally.observe.port}.
+ * which instance consumed how much of each topic, monotonic across the consumers Streams replaces.
+ * {@code GET /consumed} answers lines {@code <topic> <records consumed>}, summed over this JVM's consumers, from the
+ * clients' own JMX metrics. The port comes from {@code -Dtally.observe.port}.
  */
 public final class ObservedIngestMain {
     /** Kafka writes topic tags with '.' replaced by '_'. */
