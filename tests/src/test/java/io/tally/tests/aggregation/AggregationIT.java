@@ -94,7 +94,9 @@ class AggregationIT {
                 "--ingest.role=aggregate", "--kafka.bootstrap.servers=" + kafka.bootstrapServers(),
                 "--schema.registry.url=" + registry.url(), "--topics.prefix=" + prefix,
                 "--ingest.application-id=" + appId, "--ingest.state-dir=" + dir.resolve("state-" + appId),
-                "--ingest.commit-interval.ms=200"};
+                "--ingest.commit-interval.ms=200",
+                // Every role serves /metrics and /health now; a free port keeps these instances off the default 9464.
+                "--sink.metrics.port=0"};
     }
 
     /** Produces a Zipf workload with every kind of bad record at 1 % each; returns loadgen's ground truth. */
