@@ -82,13 +82,13 @@ class AggregationIT {
 
     // --- helpers --------------------------------------------------------------------------------
 
-    private static Topics.Names createTopics(TestKafka kafka, String prefix) {
+    static Topics.Names createTopics(TestKafka kafka, String prefix) {
         Topics.Names names = Topics.Names.withPrefix(prefix);
         kafka.createTopics(Topics.specs(names).stream().map(s -> TestKafka.topic(s.name(), s.partitions(), s.configs())).toList());
         return names;
     }
 
-    private static String[] ingestFlags(TestKafka kafka, LocalSchemaRegistry registry, Topics.Names topics, String appId, Path dir) {
+    static String[] ingestFlags(TestKafka kafka, LocalSchemaRegistry registry, Topics.Names topics, String appId, Path dir) {
         String prefix = topics.transactions().substring(0, topics.transactions().length() - Topics.TRANSACTIONS.length());
         return new String[] {
                 "--ingest.role=aggregate", "--kafka.bootstrap.servers=" + kafka.bootstrapServers(),
@@ -127,7 +127,7 @@ class AggregationIT {
     }
 
     /** Waits until the application's group has committed every input and repartition record. */
-    private static void awaitDrained(TestKafka kafka, String appId, Duration timeout) throws Exception {
+    static void awaitDrained(TestKafka kafka, String appId, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         Map<TopicPartition, Long> lag = Map.of();
         try (Admin admin = kafka.admin()) {

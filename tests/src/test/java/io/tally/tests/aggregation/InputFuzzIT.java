@@ -31,7 +31,19 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.app.IngestSettings;
+import io.tally.ingest.topology.BucketDocumentSerde;
+import io.tally.testsupport.kafka.TestKafka;
+import java.nio.file.Path;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.io.TempDir;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -79,18 +91,9 @@ class InputFuzzIT {
         SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
         int schemaId = client.register(AvroSerdeConfig.subject(topics.transactions(), false), TransactionEvent.getClassSchema());
 
-        Random random = new Random(seed);
         Instant now = Instant.now();
-        List<TransactionEvent> good = goodEvents(random, now);
-        AvroSerializer<TransactionEvent> serializer = new AvroSerializer<>(client);
-        List<Sent> sent = new ArrayList<>();
-        good.forEach(e -> sent.add(new Sent(null, serializer.serialize(topics.transactions(), e))));
-        BadRecords bad = new BadRecords(seed, schemaId);
-        for (int i = 0; i < BAD; i++) {
-            BadRecords.Bad b = bad.next();
-            sent.add(new Sent(b.kind(), b.value()));
-        }
-        Collections.shuffle(sent, random);
+        List<TransactionEvent> good = goodEvents(new Random(seed), now, GOOD);
+        List<Sent> sent = shuffledWorkload(seed, topics, client, schemaId, good, BAD);
 
         StreamsBuilder builder = new StreamsBuilder();
         TallyTopology.build(builder, topics, SETTINGS, GradeRules.load(GradeRules.BUILTIN_DEFAULT), TallyTopology.eventDeserializer(client));
@@ -112,7 +115,7 @@ class InputFuzzIT {
                 }
             }
             driver.createOutputTopic(topics.transactionsDlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer())
-                    .readRecordsToList().forEach(r -> dlqByOffset.put(Long.parseLong(header(r, DeadLetters.SOURCE_OFFSET)), r));
+                    .readRecordsToList().forEach(r -> dlqByOffset.put(Long.parseLong(header(r.headers(), DeadLetters.SOURCE_OFFSET)), r));
             KeyValueStore<String, BucketDocument> store = driver.getKeyValueStore(TallyTopology.BUCKET_STORE);
             try (var all = store.all()) {
                 all.forEachRemaining(kv -> buckets.put(kv.key, kv.value));
@@ -120,32 +123,96 @@ class InputFuzzIT {
         }
         assertThat(crashes).as("records that made the topology throw (seed %d)", seed).isEmpty();
 
+        Map<String, DeadLetter> dead = new HashMap<>();
+        dlqByOffset.forEach((offset, r) -> dead.put("0:" + offset, DeadLetter.of(r.headers(), r.value())));
+        Map<String, Sent> byPosition = new HashMap<>();
+        for (int offset = 0; offset < sent.size(); offset++) byPosition.put("0:" + offset, sent.get(offset));
+        assertOutcomes("TopologyTestDriver", seed, topics, byPosition, dead);
+        assertGoodBuckets(good, buckets);
+    }
+
+    /**
+     * The same through a real broker and ingest-app (aggregate role, in-process): 2,000 bad records among 500 good
+     * events on the six partitions of {@code transactions}; the DLQ and {@code bucket-updates} are read back.
+     */
+    @Test
+    void badRecordsThroughARealBrokerAndIngestAppEndOnTheDlqAndTheGoodOnesCountExactly(TestKafka kafka, LocalSchemaRegistry registry,
+                                                                                      @TempDir Path dir) throws Exception {
+        long seed = Long.getLong("tally.fuzz.seed", System.nanoTime());
+        log.info("input fuzz through the broker: 2000 bad among 500 good records, seed {}", seed);
+        String prefix = "fuzz-broker-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+        Topics.Names topics = AggregationIT.createTopics(kafka, prefix);
+        SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
+        int schemaId = client.register(AvroSerdeConfig.subject(topics.transactions(), false), TransactionEvent.getClassSchema());
+        List<TransactionEvent> good = goodEvents(new Random(seed), Instant.now(), 500);
+        Map<String, Sent> byPosition = new HashMap<>();
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true, ProducerConfig.LINGER_MS_CONFIG, 5),
+                new ByteArraySerializer(), new ByteArraySerializer())) {
+            List<java.util.concurrent.Future<RecordMetadata>> acks = new ArrayList<>();
+            List<Sent> sent = shuffledWorkload(seed, topics, client, schemaId, good, 2_000);
+            for (Sent s : sent) acks.add(producer.send(new ProducerRecord<>(topics.transactions(), s.value())));
+            for (int i = 0; i < sent.size(); i++) {
+                RecordMetadata m = acks.get(i).get(60, java.util.concurrent.TimeUnit.SECONDS); // every send checked
+                byPosition.put(m.partition() + ":" + m.offset(), sent.get(i));
+            }
+        }
+        String appId = prefix + "app";
+        try (IngestMain ingest = new IngestMain(IngestSettings.load(AggregationIT.ingestFlags(kafka, registry, topics, appId, dir), Map.of()))) {
+            ingest.start();
+            AggregationIT.awaitDrained(kafka, appId, Duration.ofSeconds(180));
+        }
+        Map<String, DeadLetter> dead = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : TestKafka.readCommitted(kafka.bootstrapServers(), topics.transactionsDlq(),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            DeadLetter d = DeadLetter.of(r.headers(), r.value());
+            dead.put(d.sourcePartition() + ":" + d.sourceOffset(), d);
+        }
+        assertOutcomes("broker", seed, topics, byPosition, dead);
+        Map<String, BucketDocument> latest = new HashMap<>();
+        for (ConsumerRecord<String, BucketDocument> r : TestKafka.readCommitted(kafka.bootstrapServers(), topics.bucketUpdates(),
+                new StringDeserializer(), BucketDocumentSerde.serde().deserializer())) {
+            latest.merge(r.key(), r.value(), (a, b) -> b.ver() > a.ver() ? b : a);
+        }
+        assertGoodBuckets(good, latest);
+    }
+
+    /** A record of the input DLQ: its reason, message, source coordinates (headers) and value. */
+    record DeadLetter(String reason, String message, String sourceTopic, String sourcePartition, String sourceOffset, byte[] value) {
+        static DeadLetter of(org.apache.kafka.common.header.Headers h, byte[] value) {
+            return new DeadLetter(header(h, DeadLetters.REASON), header(h, DeadLetters.MESSAGE), header(h, DeadLetters.SOURCE_TOPIC),
+                    header(h, DeadLetters.SOURCE_PARTITION), header(h, DeadLetters.SOURCE_OFFSET), value);
+        }
+    }
+
+    /** Every record sent (by "partition:offset") ended as its kind allows; the DLQ holds nothing else. */
+    private static void assertOutcomes(String path, long seed, Topics.Names topics, Map<String, Sent> sent, Map<String, DeadLetter> dead) {
         Map<String, Long> outcomes = new TreeMap<>();
         List<String> wrong = new ArrayList<>();
-        for (int offset = 0; offset < sent.size(); offset++) {
-            Sent s = sent.get(offset);
-            TestRecord<byte[], byte[]> dead = dlqByOffset.get((long) offset);
-            String reason = dead == null ? "accepted" : header(dead, DeadLetters.REASON);
+        sent.forEach((position, s) -> {
+            DeadLetter d = dead.get(position);
+            String reason = d == null ? "accepted" : d.reason();
             outcomes.merge((s.kind() == null ? "GOOD" : s.kind().name()) + " -> " + reason, 1L, Long::sum);
-            if (dead != null) {
-                if (header(dead, DeadLetters.MESSAGE) == null || !topics.transactions().equals(header(dead, DeadLetters.SOURCE_TOPIC))) {
-                    wrong.add("offset " + offset + ": DLQ record without message or source topic");
+            if (d != null) {
+                if (d.message() == null || !topics.transactions().equals(d.sourceTopic())) {
+                    wrong.add(position + ": DLQ record without message or source topic");
                 }
                 boolean noValue = s.value() == null || s.value().length == 0;
-                boolean same = noValue ? dead.value() == null || dead.value().length == 0 : Arrays.equals(dead.value(), s.value());
-                if (!same) {
-                    wrong.add("offset " + offset + ": DLQ record does not carry the original bytes");
-                }
+                boolean same = noValue ? d.value() == null || d.value().length == 0 : Arrays.equals(d.value(), s.value());
+                if (!same) wrong.add(position + ": DLQ record does not carry the original bytes");
             }
             String verdict = judge(s, reason);
-            if (verdict != null) wrong.add("offset " + offset + " " + verdict + ": " + hex(s.value()));
-        }
-        log.info("input fuzz outcomes (kind -> DLQ reason or accepted): {}", outcomes);
-        assertThat(wrong).as("seed %d; outcomes %s", seed, outcomes).isEmpty();
-        assertThat(dlqByOffset.keySet()).as("every DLQ record names an input offset").allMatch(o -> o >= 0 && o < sent.size());
+            if (verdict != null) wrong.add(position + " " + verdict + ": " + hex(s.value()));
+        });
+        log.info("input fuzz outcomes ({}; kind -> DLQ reason or accepted): {}", path, outcomes);
+        assertThat(wrong).as("%s, seed %d; outcomes %s", path, seed, outcomes).isEmpty();
+        assertThat(sent.keySet()).as("every DLQ record names a record sent").containsAll(dead.keySet());
+    }
 
+    /** The good events' spend-per-customer hour buckets are exactly their sums, counts, minima and maxima; no others. */
+    private static void assertGoodBuckets(List<TransactionEvent> good, Map<String, BucketDocument> buckets) {
         Map<String, BucketDocument> expected = expectedHourBuckets(good);
-        assertThat(expected).hasSizeGreaterThan(100);
+        assertThat(expected).hasSizeGreaterThan(50);
         expected.forEach((key, want) -> {
             BucketDocument got = buckets.get(key);
             assertThat(got).as("bucket %s", key).isNotNull();
@@ -171,7 +238,7 @@ class InputFuzzIT {
         SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
         AvroSerializer<TransactionEvent> serializer = new AvroSerializer<>(client);
         Instant now = Instant.now();
-        TransactionEvent base = goodEvents(new Random(1), now).get(0);
+        TransactionEvent base = goodEvents(new Random(1), now, 1).get(0);
         List<TransactionEvent> tooLong = List.of(
                 TransactionEvent.newBuilder(base).setTransactionId("long-1").setCustomerId("c".repeat(3_000)).build(),
                 TransactionEvent.newBuilder(base).setTransactionId("long-2").setSku("s".repeat(1_100)).build(),
@@ -185,7 +252,7 @@ class InputFuzzIT {
             TestInputTopic<byte[], byte[]> input = driver.createInputTopic(topics.transactions(), new ByteArraySerializer(), new ByteArraySerializer());
             tooLong.forEach(e -> input.pipeInput(null, serializer.serialize(topics.transactions(), e), now));
             List<String> reasons = driver.createOutputTopic(topics.transactionsDlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer())
-                    .readRecordsToList().stream().map(r -> header(r, DeadLetters.REASON)).toList();
+                    .readRecordsToList().stream().map(r -> header(r.headers(), DeadLetters.REASON)).toList();
             assertThat(reasons).containsExactly("INVALID", "INVALID", "INVALID");
         }
     }
@@ -198,10 +265,25 @@ class InputFuzzIT {
         return EXPECTED.get(s.kind()).contains(reason) ? null : s.kind() + " ended as " + reason + ", expected " + EXPECTED.get(s.kind());
     }
 
+    /** {@code good} serialized with the registered schema and {@code bad} generated records, in an order from the seed. */
+    private static List<Sent> shuffledWorkload(long seed, Topics.Names topics, SchemaRegistryClient client, int schemaId,
+                                               List<TransactionEvent> good, int bad) {
+        AvroSerializer<TransactionEvent> serializer = new AvroSerializer<>(client);
+        List<Sent> sent = new ArrayList<>();
+        good.forEach(e -> sent.add(new Sent(null, serializer.serialize(topics.transactions(), e))));
+        BadRecords generator = new BadRecords(seed, schemaId);
+        for (int i = 0; i < bad; i++) {
+            BadRecords.Bad b = generator.next();
+            sent.add(new Sent(b.kind(), b.value()));
+        }
+        Collections.shuffle(sent, new Random(seed));
+        return sent;
+    }
+
     /** Good events: 200 customers of domain {@code good}, times over the last 3 hours, amounts 0.01-999.99. */
-    private static List<TransactionEvent> goodEvents(Random random, Instant now) {
+    private static List<TransactionEvent> goodEvents(Random random, Instant now, int count) {
         List<TransactionEvent> out = new ArrayList<>();
-        for (int i = 0; i < GOOD; i++) {
+        for (int i = 0; i < count; i++) {
             BigDecimal amount = BigDecimal.valueOf(1 + random.nextInt(99_999), 2).setScale(4);
             out.add(TransactionEvent.newBuilder().setTransactionId("good-tx-" + i).setEventTime(now.minusSeconds(random.nextInt(3 * 3600)))
                     .setDomain("good").setCustomerId("good-" + random.nextInt(200)).setEmail(null).setPostalCode(null)
@@ -225,8 +307,8 @@ class InputFuzzIT {
         return out;
     }
 
-    private static String header(TestRecord<byte[], byte[]> r, String name) {
-        Header h = r.headers().lastHeader(name);
+    private static String header(org.apache.kafka.common.header.Headers headers, String name) {
+        Header h = headers.lastHeader(name);
         return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
     }
 
