@@ -127,6 +127,7 @@ public final class AggregationBench {
                 | topology | topic | records | per input event |
                 |---|---|---|---|
                 %s
+
                 Knobs, one at a time, warm (the last column is throughput against the warm tally row above):
 
                 | topology | seconds | events/s | CPU µs per event | output records per event | records sent per event | × warm |
@@ -134,8 +135,8 @@ public final class AggregationBench {
                 %s
 
                 Tally / ceiling throughput, warm round: **%.2f** (aim: at least 0.33). Bucket updates emitted per input event: %.2f
-                (the default rules fan an event out to 6 buckets; the record cache merges updates of a bucket within a
-                commit interval).
+                (the default rules fan an event out to 6 buckets; stage 5 emits each changed bucket once per commit
+                interval). Where the time goes, before and after each change: [aggregation-profile.md](aggregation-profile.md).
                 """, Instant.now(), Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
                 System.getProperty("java.version"), kafka.origin(), events, String.join("\n", rows),
                 (ceiling.writtenRows(events) + tally.writtenRows(events)).strip(), String.join("\n", variants), ratio, (double) updates / events);
