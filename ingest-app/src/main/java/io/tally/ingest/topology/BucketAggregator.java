@@ -2,8 +2,11 @@ package io.tally.ingest.topology;
 
 import io.tally.model.BucketDocument;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -15,7 +18,8 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * ({@link BucketMath}), keeps the buckets changed since the last commit as objects, and at the start of
  * every commit ({@link CommitHook}) writes each of them once to the bucket store (and so its changelog)
  * and emits it keyed {@code pk|id}: at most once per bucket per commit interval, with its newest value,
- * inside the transaction that commits the input. {@code updatedAt} is stamped once per emission.
+ * inside the transaction that commits the input. {@code updatedAt} is stamped once per emission, and a
+ * bucket's first emission carries {@link BucketDocumentSerde#CREATED_HEADER}.
  *
  * <p>This does for stage 5 what Kafka Streams' record cache does for the DSL's aggregations, without
  * encoding and decoding the bucket on every delta: the record cache holds bytes, and with six deltas an
@@ -29,11 +33,13 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
      * events/s touches at most 120,000 buckets over 6 tasks (6 deltas an event), far fewer with Zipf keys.
      */
     static final int MAX_CHANGED = 50_000;
+    private static final byte[] CREATED = {1};
 
     private final String storeName;
     private final String commitHookStore;
     private final BucketStarts starts = new BucketStarts();
     private final Map<String, ValueAndTimestamp<BucketDocument>> changed = new LinkedHashMap<>();
+    private final Set<String> created = new HashSet<>(); // keys of changed buckets the store did not hold
     private ProcessorContext<String, BucketDocument> context;
     private TimestampedKeyValueStore<String, BucketDocument> buckets;
     private boolean holdUntilCommit;
@@ -59,7 +65,10 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
         for (EntityDeltas.Delta d : bundle.deltas()) {
             String key = bundle.bucketKey(d);
             ValueAndTimestamp<BucketDocument> current = changed.get(key);
-            if (current == null) current = buckets.get(key);
+            if (current == null) {
+                current = buckets.get(key);
+                if (current == null) created.add(key);
+            }
             BucketDocument next = BucketMath.apply(current == null ? null : current.value(), bundle.pk(), d, starts);
             changed.put(key, ValueAndTimestamp.make(next, current == null ? ts : Math.max(ts, current.timestamp())));
         }
@@ -72,8 +81,11 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
         for (Map.Entry<String, ValueAndTimestamp<BucketDocument>> e : changed.entrySet()) {
             ValueAndTimestamp<BucketDocument> bucket = e.getValue();
             buckets.put(e.getKey(), bucket);
-            context.forward(new Record<>(e.getKey(), bucket.value().withUpdatedAt(now), bucket.timestamp()));
+            Record<String, BucketDocument> out = new Record<>(e.getKey(), bucket.value().withUpdatedAt(now), bucket.timestamp());
+            context.forward(created.contains(e.getKey()) ? out.withHeaders(new RecordHeaders().add(BucketDocumentSerde.CREATED_HEADER, CREATED))
+                    : out);
         }
         changed.clear();
+        created.clear();
     }
 }

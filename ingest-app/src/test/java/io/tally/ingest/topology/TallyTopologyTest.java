@@ -258,6 +258,19 @@ class TallyTopologyTest {
     }
 
     @Test
+    void onlyTheUpdateThatStartsABucketCarriesTheCreatedHeader() {
+        startWithDefaultRules();
+        Instant t = NOW.minus(Duration.ofHours(2));
+        send(event("tx-1", "c-1", t, "10.00"));
+        send(event("tx-2", "c-1", t.plusSeconds(60), "5.00"));
+        String hourKey = "shop|c-1|spend-per-customer|hour|" + TimeUnit.HOUR.bucketIndex(t);
+        List<TestRecord<String, BucketDocument>> hour = updates.readRecordsToList().stream().filter(r -> r.key().equals(hourKey)).toList();
+        assertThat(hour).extracting(r -> r.value().ver()).containsExactly(1L, 2L);
+        assertThat(hour.get(0).headers().lastHeader(BucketDocumentSerde.CREATED_HEADER)).isNotNull();
+        assertThat(hour.get(1).headers().lastHeader(BucketDocumentSerde.CREATED_HEADER)).isNull();
+    }
+
+    @Test
     void everyStepThatBecomesATopicOrStoreIsNamed() {
         StreamsBuilder builder = new StreamsBuilder();
         TallyTopology.build(builder, Topics.Names.DEFAULT, SETTINGS, GradeRules.load(GradeRules.BUILTIN_DEFAULT), (topic, bytes) -> null);
