@@ -13,6 +13,7 @@
 // Every operation returns { status, subStatus?, body?, charge, undo? }.
 
 const RU = require('./request-units');
+const { termsOf } = require('./indexing');
 const ttl = require('./ttl');
 const { applyPatch, parsePatchBody, PatchError } = require('./patch');
 const { indexOf, partitionKeyString, partitionKeySegments, valueAtPath, NONE_KEY } = require('./partition-index');
@@ -178,7 +179,7 @@ function create(container, pk, body) {
   return {
     status: 201,
     body: created,
-    charge: RU.create(RU.sizeOf(created)),
+    charge: RU.create(RU.sizeOf(created), termsOf(container, created, container.pkPath)),
     undo: () => container.purge(created),
   };
 }
@@ -195,7 +196,7 @@ function replaceExisting(container, existing, body) {
   return {
     status: 200,
     body: replaced,
-    charge: RU.replace(RU.sizeOf(replaced)),
+    charge: RU.replace(RU.sizeOf(replaced), termsOf(container, existing, container.pkPath), termsOf(container, replaced, container.pkPath)),
     undo: () => container.restore(existing),
   };
 }
@@ -232,7 +233,7 @@ function remove(container, pk, id, { ifMatch } = {}) {
   container.purge(existing);
   return {
     status: 204,
-    charge: RU.remove(RU.sizeOf(existing)),
+    charge: RU.remove(RU.sizeOf(existing), termsOf(container, existing, container.pkPath)),
     undo: () => container.restore(existing),
   };
 }

@@ -21,6 +21,14 @@ test('small writes cost 5-11 RU: create < replace, delete ~ create', () => {
   assert.equal(RU.remove(500), create);
 });
 
+test('writes follow the index terms: fewer indexed properties, cheaper writes', () => {
+  assert.equal(RU.create(1024), 5.71); // 10 terms: every property of a small document indexed
+  assert.equal(RU.replace(1024), 10.29);
+  assert.equal(RU.create(1024, 3), 5.01);
+  assert.equal(RU.replace(1024, 3, 3), 8.89);
+  assert.equal(RU.create(1024, 0), RU.RU.CREATE_BASE);
+});
+
 test('bigger documents cost more to write', () => {
   assert.ok(RU.create(50 * 1024) > RU.create(1024) + 20);
 });

@@ -9,8 +9,13 @@ import com.azure.cosmos.DirectConnectionConfig;
 import com.azure.cosmos.GatewayConnectionConfig;
 import com.azure.cosmos.models.CosmosClientTelemetryConfig;
 import com.azure.cosmos.models.CosmosContainerProperties;
+import com.azure.cosmos.models.ExcludedPath;
+import com.azure.cosmos.models.IncludedPath;
+import com.azure.cosmos.models.IndexingMode;
+import com.azure.cosmos.models.IndexingPolicy;
 import com.azure.cosmos.models.ThroughputProperties;
 import java.time.Duration;
+import java.util.List;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,11 +92,28 @@ public final class CosmosClients {
             existingOnConflict(client.createDatabaseIfNotExists(s.database()));
             CosmosContainerProperties props = new CosmosContainerProperties(s.container(), PARTITION_KEY_PATH);
             props.setDefaultTimeToLiveInSeconds(-1);
+            if (!s.indexAllPaths()) props.setIndexingPolicy(readPathsOnly());
             existingOnConflict(client.getDatabase(s.database())
                     .createContainerIfNotExists(props, ThroughputProperties.createManualThroughput(400)));
             log.info("Cosmos container {}/{} ready at {}", s.database(), s.container(), s.endpoint());
         }
         return client.getDatabase(s.database()).getContainer(s.container());
+    }
+
+    /**
+     * Indexes only what read-service filters and sorts on: grade and unit (equality) and bucket (range and
+     * ORDER BY); point reads and the partition key need no index. Every indexed property costs request units on
+     * every write, and the sink writes each bucket many times, so the other seven (sum, count, min, max, ver,
+     * ttl, updatedAt and any added later) are excluded. A query that filters on an excluded path still works
+     * inside one partition, at the cost of a scan of that partition.
+     */
+    public static IndexingPolicy readPathsOnly() {
+        IndexingPolicy policy = new IndexingPolicy();
+        policy.setIndexingMode(IndexingMode.CONSISTENT);
+        policy.setAutomatic(true);
+        policy.setIncludedPaths(List.of(new IncludedPath("/grade/?"), new IncludedPath("/unit/?"), new IncludedPath("/bucket/?")));
+        policy.setExcludedPaths(List.of(new ExcludedPath("/*")));
+        return policy;
     }
 
     /**

@@ -15,7 +15,7 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
                              boolean endpointDiscovery, List<String> preferredRegions,
                              int gatewayMaxConnectionPoolSize, Duration idleConnectionTimeout, Duration directConnectTimeout,
                              int directMaxConnectionsPerEndpoint, boolean warmUp, Duration diagnosticsLatencyThreshold,
-                             int diagnosticsRuThreshold, String userAgentSuffix) {
+                             int diagnosticsRuThreshold, String userAgentSuffix, boolean indexAllPaths) {
 
     /** The public, well-known key of the Cosmos DB emulator; the local endpoint accepts any key. */
     public static final String EMULATOR_KEY =
@@ -37,6 +37,10 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
             "End-to-end timeout of one Cosmos operation, retries included.");
     public static final Setting<Boolean> CREATE = Setting.bool("cosmos.create-if-missing", true,
             "Create the database and container at start when they do not exist.");
+    public static final Setting<Boolean> INDEX_ALL = Setting.bool("cosmos.index-all-paths", false,
+            "Create the container with Cosmos DB's default indexing policy (every path) instead of only the paths "
+            + "read-service queries (grade, unit, bucket), which makes every write cheaper. Applies when the container is "
+            + "created; an existing container keeps its policy (docs/sink.md, Indexing).");
 
     public static final Setting<String> DISCOVERY = Setting.string("cosmos.endpoint-discovery", "auto",
             "Follow the regions the account advertises: true, false, or auto (false for 127.0.0.1/localhost, true otherwise). "
@@ -69,7 +73,7 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
 
     public static final List<Setting<?>> ALL = List.of(ENDPOINT, KEY, DATABASE, CONTAINER, MODE, E2E_TIMEOUT, CREATE, DISCOVERY,
             PREFERRED_REGIONS, GATEWAY_POOL, IDLE_TIMEOUT, CONNECT_TIMEOUT, DIRECT_CONNECTIONS, WARM_UP, DIAG_LATENCY, DIAG_RU,
-            USER_AGENT);
+            USER_AGENT, INDEX_ALL);
 
     public static CosmosSettings from(Config c) {
         String endpoint = c.get(ENDPOINT);
@@ -82,7 +86,7 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
                 ConnectionMode.valueOf(c.get(MODE).toUpperCase(Locale.ROOT)), c.get(E2E_TIMEOUT), c.get(CREATE), discovery,
                 regions(c.get(PREFERRED_REGIONS)),
                 c.get(GATEWAY_POOL), c.get(IDLE_TIMEOUT), c.get(CONNECT_TIMEOUT), c.get(DIRECT_CONNECTIONS), c.get(WARM_UP),
-                c.get(DIAG_LATENCY), c.get(DIAG_RU), c.get(USER_AGENT));
+                c.get(DIAG_LATENCY), c.get(DIAG_RU), c.get(USER_AGENT), c.get(INDEX_ALL));
     }
 
     static List<String> regions(String raw) {
@@ -99,6 +103,6 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
         return "CosmosSettings[endpoint=" + endpoint + ", database=" + database + ", container=" + container
                 + ", mode=" + mode + ", endToEndTimeout=" + endToEndTimeout + ", endpointDiscovery=" + endpointDiscovery + ", preferredRegions=" + preferredRegions
                 + ", gatewayMaxConnectionPoolSize=" + gatewayMaxConnectionPoolSize + ", warmUp=" + warmUp
-                + ", userAgentSuffix=" + userAgentSuffix + "]";
+                + ", userAgentSuffix=" + userAgentSuffix + ", indexAllPaths=" + indexAllPaths + "]";
     }
 }

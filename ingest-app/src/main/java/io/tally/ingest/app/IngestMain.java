@@ -162,7 +162,7 @@ public final class IngestMain implements AutoCloseable {
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, settings.commitInterval().toMillis());
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, settings.aggregation().streamThreads());
         p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, settings.aggregation().standbyReplicas());
-        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, settings.aggregation().cacheMaxBytes());
+        p.putAll(AggregationSettings.STREAMS_DEFAULTS);
         p.putAll(settings.kafkaOverrides());
         return p;
     }

@@ -86,7 +86,7 @@ final class ReplayAggregator {
                     straddling.add(key);
                     continue;
                 }
-                buckets.put(key, BucketMath.apply(buckets.get(key), bundle, d, starts));
+                buckets.put(key, BucketMath.apply(buckets.get(key), bundle.pk(), d, starts));
             }
         }
     }

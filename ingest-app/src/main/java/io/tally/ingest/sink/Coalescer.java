@@ -1,5 +1,6 @@
 package io.tally.ingest.sink;
 
+import io.tally.ingest.topology.BucketDocumentSerde;
 import io.tally.model.BucketDocument;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -56,7 +57,10 @@ public final class Coalescer {
         Map<String, BucketWrite> m = byPartition.computeIfAbsent(tp, p -> new LinkedHashMap<>());
         BucketWrite existing = m.get(key);
         if (existing == null) {
-            m.put(key, new BucketWrite(tp, key, doc, r.value(), r.offset(), null));
+            BucketWrite w = new BucketWrite(tp, key, doc, r.value(), r.offset(), null);
+            // A window's first update of a bucket decides: only the update that started the bucket carries the hint.
+            if (r.headers().lastHeader(BucketDocumentSerde.CREATED_HEADER) != null) w.kind = WriteKind.CREATE;
+            m.put(key, w);
         } else {
             existing.coalesced++;
             if (doc.ver() >= existing.doc.ver()) { // equal ver: the later record wins (same value by construction)
@@ -99,6 +103,7 @@ public final class Coalescer {
         BucketWrite bound = new BucketWrite(w.partition, w.key, w.doc, w.raw, w.offset, s);
         bound.coalesced = w.coalesced;
         bound.poison = w.poison;
+        bound.kind = w.kind;
         return bound;
     }
 

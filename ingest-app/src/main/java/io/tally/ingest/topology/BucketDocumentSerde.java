@@ -14,6 +14,12 @@ import org.apache.kafka.common.serialization.Serializer;
  * stores, so the sink writes what it reads without a mapping step.
  */
 public final class BucketDocumentSerde {
+    /**
+     * Header on a bucket's first update, the one that starts it: the sink writes it as a create rather than
+     * probing with a conditional patch that can only answer 404 (a request unit for nothing). A create that
+     * finds the bucket (409) falls back to the conditional patch, so a wrong hint costs what no hint did.
+     */
+    public static final String CREATED_HEADER = "tally.bucket.created";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private BucketDocumentSerde() {}

@@ -5,33 +5,31 @@ import java.math.BigDecimal;
 
 /**
  * Stage 5's arithmetic, shared by the live aggregation and replay so the two cannot disagree: a
- * bucket's absolute value after one more delta. {@code ver} counts the deltas applied, so a replay of
- * the same input gives every bucket the {@code ver} the live run gave it. Decimals stay exact.
+ * bucket's absolute value after one more delta. {@code ver} counts the events applied (a combined delta
+ * moves it by its count), so a replay of the same input gives every bucket the {@code ver} the live run
+ * gave it, however the live run combined them. Decimals stay exact.
  */
 public final class BucketMath {
     private BucketMath() {}
 
-    /** {@code agg} with one delta of {@code bundle} added; {@code agg == null} starts the bucket. */
-    public static BucketDocument apply(BucketDocument agg, EntityDeltas bundle, EntityDeltas.Delta d, BucketStarts starts) {
-        if (agg == null) return bundle.first(d, starts.isoStart(d.unit(), d.bucketIndex()));
-        BigDecimal v = d.value(bundle.amount());
-        int a = d.aggregations();
+    /** {@code agg} with {@code d} added; {@code agg == null} starts the bucket in partition {@code pk}. */
+    public static BucketDocument apply(BucketDocument agg, String pk, EntityDeltas.Delta d, BucketStarts starts) {
+        if (agg == null) return d.first(pk, starts.isoStart(d.unit(), d.bucketIndex()));
         return new BucketDocument(agg.pk(), agg.id(), agg.grade(), agg.unit(), agg.bucket(),
-                (a & EntityDeltas.SUM) != 0 ? add(agg.sum(), v) : agg.sum(), agg.count() + 1,
-                (a & EntityDeltas.MIN) != 0 ? min(agg.min(), v) : agg.min(),
-                (a & EntityDeltas.MAX) != 0 ? max(agg.max(), v) : agg.max(),
-                agg.ver() + 1, agg.ttl(), null);
+                add(agg.sum(), d.sum()), agg.count() + d.count(), min(agg.min(), d.min()), max(agg.max(), d.max()),
+                agg.ver() + d.count(), agg.ttl(), null);
     }
 
-    private static BigDecimal add(BigDecimal a, BigDecimal b) {
-        return a == null ? b : a.add(b);
+    /** Null is "not aggregated" (or nothing yet): it never wins and never adds. */
+    static BigDecimal add(BigDecimal a, BigDecimal b) {
+        return a == null ? b : b == null ? a : a.add(b);
     }
 
-    private static BigDecimal min(BigDecimal a, BigDecimal b) {
-        return a == null || b.compareTo(a) < 0 ? b : a;
+    static BigDecimal min(BigDecimal a, BigDecimal b) {
+        return a == null ? b : b == null || a.compareTo(b) <= 0 ? a : b;
     }
 
-    private static BigDecimal max(BigDecimal a, BigDecimal b) {
-        return a == null || b.compareTo(a) > 0 ? b : a;
+    static BigDecimal max(BigDecimal a, BigDecimal b) {
+        return a == null ? b : b == null || a.compareTo(b) >= 0 ? a : b;
     }
 }

@@ -16,17 +16,19 @@ import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * Binary form of {@link EntityDeltas} on the topology's repartition topic, written once and read once
- * per (event, pk). Only Tally reads this topic, and only the version that wrote it, so the format is
+ * per pk and commit interval. Only Tally reads this topic, and only the version that wrote it, so the format is
  * private; the leading version byte makes a mix-up fail loudly instead of decoding garbage.
  *
- * <p>Layout: version, pk (length-prefixed UTF-8), amount (scale byte + unscaled long when it fits,
- * else a flagged scale + length-prefixed two's-complement bytes), delta count, then per delta: grade
- * (UTF-8), unit ordinal, bucket index, aggregation bits, ttl seconds.
+ * <p>Layout: version, pk (length-prefixed UTF-8), delta count, then per delta: grade (UTF-8), unit ordinal,
+ * bucket index, aggregation bits, ttl seconds, count, then sum, min and max, each a scale byte ({@code 0x7F}:
+ * absent) and the unscaled long when it fits, else a flagged scale and length-prefixed two's-complement bytes.
  */
 public final class EntityDeltasSerde {
     private static final byte FORMAT = 1;
     private static final TimeUnit[] UNITS = TimeUnit.values();
     private static final int BIG_AMOUNT = 0x80; // scale byte flag: the unscaled value does not fit a long
+    private static final int MAX_SCALE = 0x7E;
+    private static final byte ABSENT = (byte) 0x7F; // scale byte of a value the rule does not aggregate
 
     private EntityDeltasSerde() {}
 
@@ -39,20 +41,21 @@ public final class EntityDeltasSerde {
     static byte[] write(EntityDeltas d) {
         byte[] pk = d.pk().getBytes(StandardCharsets.UTF_8);
         List<EntityDeltas.Delta> deltas = d.deltas();
+        if (deltas.size() > 0xFFFF) throw new SerializationException("more than 65535 deltas for one entity: " + deltas.size());
         byte[][] grades = new byte[deltas.size()][];
-        int size = 1 + 2 + pk.length + amountSize(d.amount()) + 1;
+        int size = 1 + 2 + pk.length + 2;
         for (int i = 0; i < grades.length; i++) {
+            EntityDeltas.Delta delta = deltas.get(i);
             // Consecutive deltas mostly share a grade (one per unit of a rule): encode it once.
-            grades[i] = i > 0 && deltas.get(i).grade().equals(deltas.get(i - 1).grade()) ? grades[i - 1]
-                    : deltas.get(i).grade().getBytes(StandardCharsets.UTF_8);
-            size += 2 + grades[i].length + 1 + 8 + 1 + 4;
+            grades[i] = i > 0 && delta.grade().equals(deltas.get(i - 1).grade()) ? grades[i - 1]
+                    : delta.grade().getBytes(StandardCharsets.UTF_8);
+            size += 2 + grades[i].length + 1 + 8 + 1 + 4 + 8
+                    + amountSize(delta.sum()) + amountSize(delta.min()) + amountSize(delta.max());
         }
-        if (deltas.size() > 255) throw new SerializationException("more than 255 deltas for one entity of one event: " + deltas.size());
         ByteBuffer out = ByteBuffer.allocate(size);
         out.put(FORMAT);
         string(out, pk);
-        amount(out, d.amount());
-        out.put((byte) deltas.size());
+        out.putShort((short) deltas.size());
         for (int i = 0; i < grades.length; i++) {
             EntityDeltas.Delta delta = deltas.get(i);
             string(out, grades[i]);
@@ -60,6 +63,10 @@ public final class EntityDeltasSerde {
             out.putLong(delta.bucketIndex());
             out.put((byte) delta.aggregations());
             out.putInt(delta.ttlSeconds());
+            out.putLong(delta.count());
+            amount(out, delta.sum());
+            amount(out, delta.min());
+            amount(out, delta.max());
         }
         return out.array();
     }
@@ -70,17 +77,17 @@ public final class EntityDeltasSerde {
             byte format = in.get();
             if (format != FORMAT) throw new SerializationException("unknown entity-deltas format " + format + " on " + topic);
             String pk = string(in);
-            BigDecimal amount = amount(in);
-            int n = Byte.toUnsignedInt(in.get());
+            int n = Short.toUnsignedInt(in.getShort());
             List<EntityDeltas.Delta> deltas = new ArrayList<>(n);
             String previousGrade = null;
             for (int i = 0; i < n; i++) {
                 String grade = string(in);
                 if (grade.equals(previousGrade)) grade = previousGrade; // one String per rule, not per unit
                 previousGrade = grade;
-                deltas.add(new EntityDeltas.Delta(grade, UNITS[in.get()], in.getLong(), in.get(), in.getInt()));
+                deltas.add(new EntityDeltas.Delta(grade, UNITS[in.get()], in.getLong(), in.get(), in.getInt(), in.getLong(),
+                        amount(in), amount(in), amount(in)));
             }
-            return new EntityDeltas(pk, amount, deltas);
+            return new EntityDeltas(pk, deltas);
         } catch (BufferUnderflowException | IndexOutOfBoundsException e) {
             throw new SerializationException("truncated entity deltas on " + topic, e);
         }
@@ -100,11 +107,16 @@ public final class EntityDeltasSerde {
     }
 
     private static int amountSize(BigDecimal a) {
+        if (a == null) return 1;
         return a.unscaledValue().bitLength() < 64 ? 1 + 8 : 1 + 1 + 2 + a.unscaledValue().toByteArray().length;
     }
 
     private static void amount(ByteBuffer out, BigDecimal a) {
-        if (a.scale() < 0 || a.scale() > 0x7F) throw new SerializationException("amount scale " + a.scale() + " out of range");
+        if (a == null) {
+            out.put(ABSENT);
+            return;
+        }
+        if (a.scale() < 0 || a.scale() > MAX_SCALE) throw new SerializationException("amount scale " + a.scale() + " out of range");
         if (a.unscaledValue().bitLength() < 64) {
             out.put((byte) a.scale());
             out.putLong(a.unscaledValue().longValueExact());
@@ -116,7 +128,9 @@ public final class EntityDeltasSerde {
     }
 
     private static BigDecimal amount(ByteBuffer in) {
-        int scale = Byte.toUnsignedInt(in.get());
+        byte flags = in.get();
+        if (flags == ABSENT) return null;
+        int scale = Byte.toUnsignedInt(flags);
         if ((scale & BIG_AMOUNT) == 0) return BigDecimal.valueOf(in.getLong(), scale);
         in.get();
         byte[] unscaled = new byte[Short.toUnsignedInt(in.getShort())];

@@ -13,7 +13,8 @@ import java.util.Map;
 
 /**
  * Stage 3: one event becomes, per Cosmos logical partition it touches, one {@link EntityDeltas} holding a
- * delta per (rule, unit) it counts for. Stage 5 applies each delta to its bucket.
+ * delta (count 1) per (rule, unit) it counts for. The live topology combines them per bucket until the next
+ * commit ({@link PendingDeltas}); replay applies them one by one. Stage 5 applies each delta to its bucket.
  *
  * <p>An event counts for a rule when the rule's filter accepts it, its entity (and qualifier) value
  * is present, and it is younger than the rule's retention, measured against the record timestamp:
@@ -41,11 +42,12 @@ public final class FanOut {
             String grade = r.rule.gradeId(qualifier);
             List<EntityDeltas.Delta> deltas = byPk.computeIfAbsent(BucketKey.partitionKey(domain, entity), pk -> new ArrayList<>(4));
             for (TimeUnit unit : r.rule.units()) {
-                deltas.add(new EntityDeltas.Delta(grade, unit, unit.bucketIndex(event.getEventTime()), r.aggregations, r.ttlSeconds));
+                deltas.add(EntityDeltas.Delta.of(grade, unit, unit.bucketIndex(event.getEventTime()), r.aggregations, r.ttlSeconds,
+                        event.getAmount()));
             }
         }
         List<EntityDeltas> out = new ArrayList<>(byPk.size());
-        byPk.forEach((pk, deltas) -> out.add(new EntityDeltas(pk, event.getAmount(), deltas)));
+        byPk.forEach((pk, deltas) -> out.add(new EntityDeltas(pk, deltas)));
         return out;
     }
 

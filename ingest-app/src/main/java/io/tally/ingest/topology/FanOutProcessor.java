@@ -5,24 +5,55 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
-/** Stage 3 as a processor: one record per (event, pk), keyed by pk for the repartition. */
+/**
+ * Stage 3 as a processor: fans each event out ({@link FanOut}) and combines the deltas per bucket until
+ * the next commit ({@link PendingDeltas}), then forwards one record per pk, keyed by pk for the repartition.
+ *
+ * <p>Why this stays exactly-once: the pending deltas must reach the repartition topic inside the transaction
+ * that commits the input offsets they came from. They are forwarded from the {@link CommitHook}, which Kafka
+ * Streams calls at the start of every commit (and before a clean close), before the transaction commits. A
+ * crash loses them together with the uncommitted transaction, and the input is read again from the last
+ * commit. Past {@link #MAX_PENDING} buckets they are forwarded at once, which is always safe.
+ */
 final class FanOutProcessor implements Processor<byte[], TransactionEvent, String, EntityDeltas> {
-    private final FanOut fanOut;
-    private ProcessorContext<String, EntityDeltas> context;
+    /**
+     * Buckets held per task before forwarding without waiting for the commit: about 250 bytes each, so
+     * ~5 MB per task. One commit interval (1 s) at 20,000 events/s over 6 input partitions touches at most
+     * ~20,000 buckets per task (6 deltas an event), so the bound only cuts in above that rate.
+     */
+    static final int MAX_PENDING = 20_000;
 
-    FanOutProcessor(FanOut fanOut) {
+    private final FanOut fanOut;
+    private final String commitHookStore;
+    private final PendingDeltas pending = new PendingDeltas();
+    private ProcessorContext<String, EntityDeltas> context;
+    private boolean combine;
+
+    FanOutProcessor(FanOut fanOut, String commitHookStore) {
         this.fanOut = fanOut;
+        this.commitHookStore = commitHookStore;
     }
 
     @Override
     public void init(ProcessorContext<String, EntityDeltas> context) {
         this.context = context;
+        CommitHook hook = context.getStateStore(commitHookStore);
+        // Outside Kafka Streams' own runtime there is no commit to hang on: forward each event's deltas at once.
+        this.combine = hook.install(context, this::forwardPending);
     }
 
     @Override
     public void process(Record<byte[], TransactionEvent> record) {
         for (EntityDeltas d : fanOut.deltas(record.value(), record.timestamp())) {
-            context.forward(record.withKey(d.pk()).withValue(d));
+            if (combine) pending.add(d, record.timestamp());
+            else context.forward(new Record<>(d.pk(), d, record.timestamp()));
         }
+        if (pending.size() >= MAX_PENDING) forwardPending();
+    }
+
+    private void forwardPending() {
+        if (pending.isEmpty()) return;
+        long ts = pending.timestamp();
+        for (EntityDeltas d : pending.drain()) context.forward(new Record<>(d.pk(), d, ts));
     }
 }

@@ -22,14 +22,14 @@ import org.apache.kafka.streams.state.Stores;
  * <ol>
  *   <li>decode and validate; failures to {@code transactions.dlq} with reason and source coordinates</li>
  *   <li>dedupe by transaction id within a horizon</li>
- *   <li>fan out by the grade rules into one delta per (entity, grade, unit, bucket)</li>
+ *   <li>fan out by the grade rules into deltas per (entity, grade, unit, bucket), combined per bucket until the next commit</li>
  *   <li>repartition by Cosmos logical partition key</li>
  *   <li>aggregate into absolute bucket values, {@code ver} growing with every change</li>
  *   <li>emit changed buckets to {@code bucket-updates} (key {@code pk|id})</li>
  * </ol>
  *
- * <p>An event crosses the broker once per entity it touches (stage 4 carries all of that entity's deltas
- * in one record), and stage 6 emits from the record cache: each changed bucket at most once per commit
+ * <p>An entity crosses the broker at most once per commit interval and task (stage 4 carries all of that
+ * entity's combined deltas in one record), and stage 6 emits each changed bucket at most once per commit
  * interval, with its newest value, so the sink downstream writes fewer, larger values. Every step that
  * becomes a topic or a store is named, so adding a step does not rename (and orphan) existing changelogs.
  */
@@ -41,6 +41,9 @@ public final class TallyTopology {
     /** Sightings filed by cell ({@link DedupeRule}); renamed from {@code dedupe-store}, whose range layout it replaced. */
     public static final String DEDUPE_STORE = "dedupe-cells";
     public static final String FAN_OUT = "fan-out";
+    /** Hold nothing: tell stages 3 and 5 that a commit begins ({@link CommitHook}), so they forward what they combined. */
+    public static final String FAN_OUT_COMMIT_HOOK = "fan-out-commit-hook";
+    public static final String AGGREGATE_COMMIT_HOOK = "aggregate-commit-hook";
     /** One record per (event, pk) ({@link EntityDeltas}); replaced {@code bucket-repartition}, one record per delta. */
     public static final String REPARTITION = "entity-deltas";
     public static final String AGGREGATE = "aggregate-buckets";
@@ -57,9 +60,12 @@ public final class TallyTopology {
         builder.addStateStore(Stores.windowStoreBuilder(
                 Stores.persistentWindowStore(DEDUPE_STORE, dedupe.retention(), Duration.ofMillis(dedupe.cellWidthMs()), false),
                 Serdes.String(), Serdes.Long()));
-        // The same store type the DSL's reduce built under this name before, so existing state and its changelog carry over.
+        builder.addStateStore(CommitHook.builder(FAN_OUT_COMMIT_HOOK));
+        builder.addStateStore(CommitHook.builder(AGGREGATE_COMMIT_HOOK));
+        // The same store type the DSL's reduce built under this name before, so existing state and its changelog carry
+        // over. No record cache: stage 5 keeps the buckets changed within a commit interval itself, as objects.
         builder.addStateStore(Stores.timestampedKeyValueStoreBuilder(Stores.persistentTimestampedKeyValueStore(BUCKET_STORE),
-                Serdes.String(), CompactBucketSerde.serde()).withCachingEnabled());
+                Serdes.String(), CompactBucketSerde.serde()).withCachingDisabled());
 
         KStream<byte[], Decoded> decoded = builder
                 .stream(topics.transactions(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
@@ -72,10 +78,10 @@ public final class TallyTopology {
         decoded.filter((k, d) -> !d.isRejected(), Named.as("accepted"))
                 .mapValues(Decoded::event, Named.as("event"))
                 .process(() -> new DedupeProcessor(DEDUPE_STORE, dedupe), Named.as(DEDUPE), DEDUPE_STORE)
-                .process(() -> new FanOutProcessor(new FanOut(rules)), Named.as(FAN_OUT))
+                .process(() -> new FanOutProcessor(new FanOut(rules), FAN_OUT_COMMIT_HOOK), Named.as(FAN_OUT), FAN_OUT_COMMIT_HOOK)
                 .repartition(Repartitioned.<String, EntityDeltas>as(REPARTITION)
                         .withKeySerde(Serdes.String()).withValueSerde(EntityDeltasSerde.serde()).withStreamPartitioner(byPartitionKey.forDeltas()))
-                .process(() -> new BucketAggregator(BUCKET_STORE), Named.as(AGGREGATE), BUCKET_STORE)
+                .process(() -> new BucketAggregator(BUCKET_STORE, AGGREGATE_COMMIT_HOOK), Named.as(AGGREGATE), BUCKET_STORE, AGGREGATE_COMMIT_HOOK)
                 .to(topics.bucketUpdates(), Produced.with(Serdes.String(), BucketDocumentSerde.serde())
                         .withStreamPartitioner(byPartitionKey).withName(SINK));
     }

@@ -4,6 +4,7 @@ import static io.tally.ingest.sink.SinkFixtures.doc;
 import static io.tally.ingest.sink.SinkFixtures.record;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tally.ingest.topology.BucketDocumentSerde;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -29,6 +30,19 @@ class CoalescerTest {
         assertThat(x.coalesced()).isEqualTo(3);
         assertThat(w.segments()).extracting(s -> s.partition + "@" + s.nextOffset).containsExactlyInAnyOrder("t-0@13", "t-1@6");
         assertThat(c.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aBucketsFirstUpdateIsWrittenAsACreateAndLaterOnesAsConditionalPatches() {
+        Coalescer c = new Coalescer(BucketSink::decode);
+        ConsumerRecord<String, byte[]> first = record("t", 0, 1, doc("a", "x", 2));
+        first.headers().add(BucketDocumentSerde.CREATED_HEADER, new byte[] {1});
+        c.add(first);
+        c.add(record("t", 0, 2, doc("a", "x", 5))); // coalesced into the same window: still not in Cosmos
+        c.add(record("t", 0, 3, doc("a", "y", 4)));
+        Coalescer.Window w = c.drain();
+        assertThat(w.writes()).extracting(b -> b.doc.id() + ":" + b.kind() + ":" + b.ver())
+                .containsExactly("x:CREATE:5", "y:PATCH_IF_NEWER:4");
     }
 
     @Test

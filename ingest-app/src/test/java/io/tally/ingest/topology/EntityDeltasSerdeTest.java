@@ -11,33 +11,51 @@ import org.apache.kafka.common.errors.SerializationException;
 import org.junit.jupiter.api.Test;
 
 class EntityDeltasSerdeTest {
-    private static final EntityDeltas.Delta HOUR = new EntityDeltas.Delta("spend-per-customer", TimeUnit.HOUR, 475_000L,
-            EntityDeltas.SUM | EntityDeltas.MIN | EntityDeltas.MAX, 3_024_000);
-    private static final EntityDeltas.Delta DAY = new EntityDeltas.Delta("spend-per-customer", TimeUnit.DAY, 19_800L,
-            EntityDeltas.SUM | EntityDeltas.MIN | EntityDeltas.MAX, 3_024_000);
-    private static final EntityDeltas.Delta SKU = new EntityDeltas.Delta("spend-per-customer-sku:sku-ü|7", TimeUnit.DAY, 19_800L,
-            EntityDeltas.SUM, 3_024_000);
-    private static final EntityDeltas.Delta ORDERS = new EntityDeltas.Delta("orders-per-email", TimeUnit.HOUR, -3L,
-            EntityDeltas.VALUE_ONE, 604_800);
+    private static final BigDecimal AMOUNT = new BigDecimal("12345678901234.5678");
+    private static final EntityDeltas.Delta HOUR = EntityDeltas.Delta.of("spend-per-customer", TimeUnit.HOUR, 475_000L,
+            EntityDeltas.SUM | EntityDeltas.MIN | EntityDeltas.MAX, 3_024_000, AMOUNT);
+    private static final EntityDeltas.Delta DAY = EntityDeltas.Delta.of("spend-per-customer", TimeUnit.DAY, 19_800L,
+            EntityDeltas.SUM | EntityDeltas.MIN | EntityDeltas.MAX, 3_024_000, AMOUNT)
+            .plus(EntityDeltas.Delta.of("spend-per-customer", TimeUnit.DAY, 19_800L,
+                    EntityDeltas.SUM | EntityDeltas.MIN | EntityDeltas.MAX, 3_024_000, new BigDecimal("0.01")));
+    private static final EntityDeltas.Delta SKU = EntityDeltas.Delta.of("spend-per-customer-sku:sku-ü|7", TimeUnit.DAY, 19_800L,
+            EntityDeltas.SUM, 3_024_000, AMOUNT);
+    private static final EntityDeltas.Delta ORDERS = EntityDeltas.Delta.of("orders-per-email", TimeUnit.HOUR, -3L,
+            EntityDeltas.VALUE_ONE, 604_800, AMOUNT);
 
     @Test
     void roundTripsEveryFieldExactly() {
-        EntityDeltas d = new EntityDeltas("shop|c-ß|1", new BigDecimal("12345678901234.5678"), List.of(HOUR, DAY, SKU, ORDERS));
+        EntityDeltas d = new EntityDeltas("shop|c-ß|1", List.of(HOUR, DAY, SKU, ORDERS));
         EntityDeltas back = EntityDeltasSerde.read(EntityDeltasSerde.write(d), "t");
         assertThat(back).isEqualTo(d);
-        assertThat(back.amount().scale()).isEqualTo(4);
+        assertThat(back.deltas().get(0).sum().scale()).isEqualTo(4);
+        assertThat(back.deltas().get(1)).satisfies(day -> {
+            assertThat(day.count()).isEqualTo(2);
+            assertThat(day.sum()).isEqualTo(new BigDecimal("12345678901234.5778"));
+            assertThat(day.min()).isEqualTo(new BigDecimal("0.01"));
+            assertThat(day.max()).isEqualTo(AMOUNT);
+        });
+        assertThat(back.deltas().get(3)).satisfies(orders -> { // counts only: nothing else travels
+            assertThat(orders.count()).isEqualTo(1);
+            assertThat(orders.sum()).isNull();
+            assertThat(orders.min()).isNull();
+            assertThat(orders.max()).isNull();
+        });
     }
 
     @Test
     void keepsAmountsBeyondALongExact() {
         BigDecimal huge = new BigDecimal("123456789012345678901234567890.1234");
-        EntityDeltas back = EntityDeltasSerde.read(EntityDeltasSerde.write(new EntityDeltas("p|1", huge, List.of(DAY))), "t");
-        assertThat(back.amount()).isEqualTo(huge);
+        EntityDeltas.Delta d = EntityDeltas.Delta.of("g", TimeUnit.DAY, 1, EntityDeltas.SUM | EntityDeltas.MAX, 60, huge);
+        EntityDeltas back = EntityDeltasSerde.read(EntityDeltasSerde.write(new EntityDeltas("p|1", List.of(d, d.plus(d)))), "t");
+        assertThat(back.deltas().get(0).sum()).isEqualTo(huge);
+        assertThat(back.deltas().get(1).sum()).isEqualTo(huge.add(huge));
+        assertThat(back.deltas().get(1).max()).isEqualTo(huge);
     }
 
     @Test
     void refusesAnUnknownFormatAndTruncatedBytes() {
-        byte[] bytes = EntityDeltasSerde.write(new EntityDeltas("p|1", BigDecimal.TEN, List.of(DAY)));
+        byte[] bytes = EntityDeltasSerde.write(new EntityDeltas("p|1", List.of(DAY)));
         assertThatThrownBy(() -> EntityDeltasSerde.read(Arrays.copyOf(bytes, bytes.length - 3), "t"))
                 .isInstanceOf(SerializationException.class).hasMessageContaining("truncated");
         bytes[0] = 9;

@@ -49,10 +49,6 @@ class TallyTopologyTest {
     private TestOutputTopic<byte[], byte[]> dlq;
 
     private void start(GradeRules rules) {
-        start(rules, 0); // see every update, not the cached merge
-    }
-
-    private void start(GradeRules rules, long cacheBytes) {
         StreamsBuilder builder = new StreamsBuilder();
         Deserializer<TransactionEvent> plainAvro = (topic, bytes) -> {
             try {
@@ -65,7 +61,6 @@ class TallyTopologyTest {
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "topology-test");
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, cacheBytes);
         driver = new TopologyTestDriver(builder.build(), p, NOW);
         input = driver.createInputTopic(Topics.TRANSACTIONS, Serdes.String().serializer(), Serdes.ByteArray().serializer());
         updates = driver.createOutputTopic(Topics.BUCKET_UPDATES, Serdes.String().deserializer(), BucketDocumentSerde.serde().deserializer());
@@ -241,14 +236,14 @@ class TallyTopologyTest {
     }
 
     @Test
-    void withTheRecordCacheOnEachChangedBucketIsEmittedOnceAtCommitWithItsNewestValue() {
-        start(GradeRules.load(GradeRules.BUILTIN_DEFAULT), 10 * 1024 * 1024);
+    void eachChangedBucketIsEmittedOnceAtCommitWithItsNewestValue() {
+        startWithDefaultRules();
         Instant t = NOW.minus(Duration.ofHours(3));
         send(event("tx-1", "c-1", t, "10.00"));
         send(event("tx-2", "c-1", t.plusSeconds(60), "5.00")); // the same five buckets again
 
         // The test driver commits after every input record: each record's five buckets (customer hour and day,
-        // customer-sku day, email hour, postal-code day) are emitted once at its commit, by the cache flush.
+        // customer-sku day, email hour, postal-code day) are emitted once at its commit, by the commit hook.
         List<TestRecord<String, BucketDocument>> out = updates.readRecordsToList();
         assertThat(out).hasSize(10);
         Map<String, BucketDocument> newest = new java.util.HashMap<>();
@@ -263,12 +258,26 @@ class TallyTopologyTest {
     }
 
     @Test
+    void onlyTheUpdateThatStartsABucketCarriesTheCreatedHeader() {
+        startWithDefaultRules();
+        Instant t = NOW.minus(Duration.ofHours(2));
+        send(event("tx-1", "c-1", t, "10.00"));
+        send(event("tx-2", "c-1", t.plusSeconds(60), "5.00"));
+        String hourKey = "shop|c-1|spend-per-customer|hour|" + TimeUnit.HOUR.bucketIndex(t);
+        List<TestRecord<String, BucketDocument>> hour = updates.readRecordsToList().stream().filter(r -> r.key().equals(hourKey)).toList();
+        assertThat(hour).extracting(r -> r.value().ver()).containsExactly(1L, 2L);
+        assertThat(hour.get(0).headers().lastHeader(BucketDocumentSerde.CREATED_HEADER)).isNotNull();
+        assertThat(hour.get(1).headers().lastHeader(BucketDocumentSerde.CREATED_HEADER)).isNull();
+    }
+
+    @Test
     void everyStepThatBecomesATopicOrStoreIsNamed() {
         StreamsBuilder builder = new StreamsBuilder();
         TallyTopology.build(builder, Topics.Names.DEFAULT, SETTINGS, GradeRules.load(GradeRules.BUILTIN_DEFAULT), (topic, bytes) -> null);
         String described = builder.build().describe().toString();
         assertThat(described).contains(TallyTopology.SOURCE, "(topic: " + TallyTopology.REPARTITION + "-repartition)",
-                TallyTopology.BUCKET_STORE, TallyTopology.DEDUPE_STORE, TallyTopology.SINK, TallyTopology.DLQ_SINK)
+                TallyTopology.BUCKET_STORE, TallyTopology.DEDUPE_STORE, TallyTopology.FAN_OUT_COMMIT_HOOK,
+                TallyTopology.AGGREGATE_COMMIT_HOOK, TallyTopology.SINK, TallyTopology.DLQ_SINK)
                 .doesNotContain("KSTREAM-", "KTABLE-");
     }
 
