@@ -39,7 +39,7 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
             "Create the database and container at start when they do not exist.");
     public static final Setting<Boolean> INDEX_ALL = Setting.bool("cosmos.index-all-paths", false,
             "Create the container with Cosmos DB's default indexing policy (every path) instead of only the paths "
-            + "read-service queries (grade, unit, bucket), which makes every write cheaper. Applies when the container is "
+            + "read-service queries (grade, unit, bucket); every indexed path makes every write dearer. Applies when the container is "
             + "created; an existing container keeps its policy (docs/sink.md, Indexing).");
 
     public static final Setting<String> DISCOVERY = Setting.string("cosmos.endpoint-discovery", "auto",

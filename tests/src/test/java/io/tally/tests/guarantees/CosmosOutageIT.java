@@ -44,7 +44,16 @@ class CosmosOutageIT {
                 p.awaitFlowing(Pipeline.START_TIMEOUT);
                 rule = control.injectFault(Fault.status(503).pathPrefix("/dbs/" + p.database).duration(OUTAGE));
                 long outageStart = System.nanoTime();
-                Thread.sleep(OUTAGE.toMillis());
+                // The heap it keeps while every write fails and the backlog deepens, measured after a full GC each
+                // quarter of the outage: the in-flight bound must cover the SDK's failures too (once, 200,000 retried
+                // operations filled a 1 GB heap here).
+                long peakLiveHeap = 0;
+                for (int quarter = 0; quarter < 4; quarter++) {
+                    Thread.sleep(OUTAGE.toMillis() / 4);
+                    peakLiveHeap = Math.max(peakLiveHeap, node.liveHeapBytes());
+                }
+                log.info("outage: peak live heap {} MB (heap 1 GB)", peakLiveHeap >> 20);
+                assertThat(peakLiveHeap).as("live heap during the outage, bytes").isPositive().isLessThan(512L << 20);
                 int hits = control.faultHits(rule);
                 double retriesDuring = node.metric("tally_sink_retries_total");
                 log.info("outage: {} requests answered 503 in {} s; sink retries so far {}", hits, OUTAGE.toSeconds(), (long) retriesDuring);

@@ -109,6 +109,23 @@ final class IngestNode implements AutoCloseable {
                 .mapToDouble(Map.Entry::getValue).sum();
     }
 
+    /**
+     * The heap this process still holds after a full collection ({@code jcmd <pid> GC.run}, then the heap in use as
+     * its metrics report it): what it keeps reachable, not the garbage a collector has not reached yet. -1 when the
+     * process is not running.
+     */
+    long liveHeapBytes() throws IOException, InterruptedException {
+        if (!isAlive()) return -1;
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        Process gc = new ProcessBuilder(jcmd.toString(), Long.toString(jvm.pid()), "GC.run").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!gc.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            gc.destroyForcibly();
+            throw new IOException("jcmd GC.run did not finish within 30 s for " + name);
+        }
+        return (long) metric("jvm_memory_used_bytes", "area=\"heap\"");
+    }
+
     /** Records this process's consumers have fetched, per topic (Kafka's '.'→'_' topic tag); empty when not answering. */
     Map<String, Double> consumed() {
         return parse(get(observePort, "/consumed"));
