@@ -84,7 +84,7 @@ public final class ReplayJob {
 
         ReplayAggregator aggregator = new ReplayAggregator(
                 new EventIntake(TallyTopology.eventDeserializer(new SchemaRegistryClient(ingest.schemaRegistryUrl())),
-                        new EventValidator(topology.maxAmount(), topology.maxFutureSkew(), topology.lateBound())),
+                        EventValidator.of(topology, rules)),
                 new FanOut(rules), selection, range, topology.dedupeHorizon());
         ReplayPlan plan;
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(ingest)) {

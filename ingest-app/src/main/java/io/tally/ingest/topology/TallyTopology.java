@@ -55,7 +55,7 @@ public final class TallyTopology {
     public static void build(StreamsBuilder builder, Topics.Names topics, TopologySettings settings, GradeRules rules,
                              Deserializer<TransactionEvent> events) {
         PartitionKeyPartitioner byPartitionKey = new PartitionKeyPartitioner();
-        EventIntake intake = new EventIntake(events, new EventValidator(settings.maxAmount(), settings.maxFutureSkew(), settings.lateBound()));
+        EventIntake intake = new EventIntake(events, EventValidator.of(settings, rules));
         DedupeRule dedupe = new DedupeRule(settings.dedupeHorizon());
         builder.addStateStore(Stores.windowStoreBuilder(
                 Stores.persistentWindowStore(DEDUPE_STORE, dedupe.retention(), Duration.ofMillis(dedupe.cellWidthMs()), false),

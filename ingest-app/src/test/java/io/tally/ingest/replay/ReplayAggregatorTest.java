@@ -121,8 +121,7 @@ class ReplayAggregatorTest {
     }
 
     private static ReplayAggregator aggregator(GradeRules rules, RuleSelection selection, ReplayRange range) {
-        return new ReplayAggregator(new EventIntake(PLAIN_AVRO, new EventValidator(SETTINGS.maxAmount(), SETTINGS.maxFutureSkew(),
-                SETTINGS.lateBound())), new FanOut(rules), selection, range, SETTINGS.dedupeHorizon());
+        return new ReplayAggregator(new EventIntake(PLAIN_AVRO, EventValidator.of(SETTINGS, rules)), new FanOut(rules), selection, range, SETTINGS.dedupeHorizon());
     }
 
     /** Every bucket the live topology holds after the inputs, keyed pk|id. */
