@@ -5,12 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,22 +54,16 @@ class TallyHelpTest {
         "bench report", "bench local-cosmos", "bench loadgen", "bench aggregation", "bench sink", "bench read-service"})
     void printsUsageAndStartsNothing(String command) throws Exception {
         for (String flag : List.of("--help", "-h")) {
-            Files.deleteIfExists(trace);
-            List<String> cmd = new ArrayList<>(List.of("bash", "tally"));
+            List<String> cmd = new ArrayList<>(List.of("tally"));
             cmd.addAll(Arrays.asList(command.split(" ")));
             cmd.add(flag);
-            Map<String, String> env = new HashMap<>();
-            env.put("PATH", root.resolve("stubs") + ":" + System.getenv("PATH"));
-            env.put("JAVA_HOME", null);
-            env.put("TRACE", trace.toString());
-            env.put("TALLY_STATE_DIR", root.resolve("state").toString());
-            CommandRun r = CommandRun.of(cmd, root, env, Duration.ofSeconds(30));
+            LauncherTree.Run run = LauncherTree.run(root, trace, cmd);
+            CommandRun r = run.result();
             String what = "./tally " + command + " " + flag;
 
             assertThat(r.exit()).as("%s exit status; stderr: %s", what, r.err()).isZero();
             assertThat(r.out()).as(what).containsPattern("(?m)^Usage: ");
-            List<String> calls = Files.exists(trace) ? Files.readAllLines(trace) : List.of();
-            assertThat(calls).as("%s ran only an application's --help", what)
+            assertThat(run.calls()).as("%s ran only an application's --help", what)
                     .allMatch(c -> c.matches("java -jar \\S+\\.jar( replay)? --help"));
             assertThat(root.resolve("state")).as("%s created the state directory", what).doesNotExist();
             if (List.of("loadgen", "ingest", "serve", "replay").contains(command.split(" ")[0])) {

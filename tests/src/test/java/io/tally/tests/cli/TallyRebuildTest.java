@@ -6,11 +6,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -66,15 +63,9 @@ class TallyRebuildTest {
 
     /** Runs {@code ./tally serve} with the stubs; the trace lines it left. */
     private List<String> serve() throws Exception {
-        Files.deleteIfExists(trace);
-        Map<String, String> env = new HashMap<>();
-        env.put("PATH", root.resolve("stubs") + ":" + System.getenv("PATH"));
-        env.put("JAVA_HOME", null);
-        env.put("TRACE", trace.toString());
-        env.put("TALLY_STATE_DIR", root.resolve("state").toString());
-        CommandRun r = CommandRun.of(List.of("bash", "tally", "serve"), root, env, Duration.ofSeconds(30));
-        assertThat(r.exit()).as("./tally serve; stderr: %s", r.err()).isZero();
-        return Files.exists(trace) ? Files.readAllLines(trace) : List.of();
+        LauncherTree.Run run = LauncherTree.run(root, trace, List.of("tally", "serve"));
+        assertThat(run.result().exit()).as("./tally serve; stderr: %s", run.result().err()).isZero();
+        return run.calls();
     }
 
     private static long builds(List<String> calls) {
