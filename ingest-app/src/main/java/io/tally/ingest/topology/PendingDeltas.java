@@ -26,9 +26,8 @@ final class PendingDeltas {
     void add(EntityDeltas bundle, long recordTimestamp) {
         Map<Bucket, EntityDeltas.Delta> buckets = byPk.computeIfAbsent(bundle.pk(), pk -> new HashMap<>(8));
         for (EntityDeltas.Delta d : bundle.deltas()) {
-            EntityDeltas.Delta before = buckets.putIfAbsent(new Bucket(d.grade(), d.unit(), d.bucketIndex()), d);
-            if (before == null) size++;
-            else buckets.put(new Bucket(d.grade(), d.unit(), d.bucketIndex()), before.plus(d));
+            // merge hands back d itself only when the bucket was absent: plus always makes a new delta.
+            if (buckets.merge(new Bucket(d.grade(), d.unit(), d.bucketIndex()), d, EntityDeltas.Delta::plus) == d) size++;
         }
         timestamp = Math.max(timestamp, recordTimestamp);
     }
