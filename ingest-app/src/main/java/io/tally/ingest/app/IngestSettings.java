@@ -3,6 +3,7 @@ package io.tally.ingest.app;
 import io.tally.config.Config;
 import io.tally.config.Setting;
 import io.tally.cosmos.CosmosSettings;
+import io.tally.ingest.freshness.FreshnessTarget;
 import io.tally.ingest.sink.SinkSettings;
 import io.tally.schemas.Topics;
 import java.nio.file.Path;
@@ -34,11 +35,13 @@ public record IngestSettings(Role role, String bootstrapServers, String schemaRe
             "Kafka Streams application id: names the consumer group, internal topics and state.");
     public static final Setting<String> STATE_DIR = Setting.string("ingest.state-dir", "/tmp/tally-streams",
             "Directory of Kafka Streams state stores. Put it on a persistent disk in production: a lost directory is rebuilt from the changelogs, which takes time.");
-    public static final Setting<Duration> COMMIT_INTERVAL = Setting.millis("ingest.commit-interval.ms", 1000,
-            "Kafka Streams commit interval: bucket updates are emitted at most once per bucket per interval.");
+    public static final Setting<Duration> COMMIT_INTERVAL = Setting.millis("ingest.commit-interval.ms", 0,
+            "Kafka Streams commit interval: bucket updates are emitted at most once per bucket per interval. 0 (default): a "
+                    + "sixth of ingest.freshness-target.ms.");
 
     public static List<Setting<?>> all() {
-        List<Setting<?>> all = new ArrayList<>(List.of(ROLE, BOOTSTRAP, REGISTRY, TOPIC_PREFIX, CREATE_TOPICS, APP_ID, STATE_DIR, COMMIT_INTERVAL));
+        List<Setting<?>> all = new ArrayList<>(List.of(ROLE, BOOTSTRAP, REGISTRY, TOPIC_PREFIX, CREATE_TOPICS, APP_ID, STATE_DIR,
+                FreshnessTarget.TARGET, COMMIT_INTERVAL));
         all.addAll(SinkSettings.ALL);
         all.addAll(AggregationSettings.ALL);
         all.addAll(CosmosSettings.ALL);
@@ -49,9 +52,11 @@ public record IngestSettings(Role role, String bootstrapServers, String schemaRe
         Config c = Config.load(all(), List.of("kafka."), args, env);
         Map<String, String> overrides = c.withPrefix("kafka.");
         overrides.remove("bootstrap.servers");
+        FreshnessTarget freshness = FreshnessTarget.from(c);
+        Duration commitInterval = c.get(COMMIT_INTERVAL).isZero() ? freshness.commitInterval() : c.get(COMMIT_INTERVAL);
         return new IngestSettings(Role.valueOf(c.get(ROLE).toUpperCase(java.util.Locale.ROOT)), c.get(BOOTSTRAP),
-                c.get(REGISTRY), c.get(APP_ID), Path.of(c.get(STATE_DIR)), c.get(COMMIT_INTERVAL),
-                SinkSettings.from(c), CosmosSettings.from(c), overrides, AggregationSettings.from(c),
+                c.get(REGISTRY), c.get(APP_ID), Path.of(c.get(STATE_DIR)), commitInterval,
+                SinkSettings.from(c, freshness), CosmosSettings.from(c), overrides, AggregationSettings.from(c),
                 Topics.Names.withPrefix(c.get(TOPIC_PREFIX)), c.get(CREATE_TOPICS));
     }
 

@@ -24,7 +24,7 @@ import reactor.core.publisher.Mono;
  * settings). A bucket whose stored {@code ver} is already as high is left alone (412, counted as
  * unchanged), so running a replay twice, or over a correct live container, writes nothing.
  *
- * <p>Documents go out in slices of {@code sink.window.max-records}, each handed over only while the
+ * <p>Documents go out in slices of {@code sink.window.max-documents}, each handed over only while the
  * writer's in-flight documents stay under {@code sink.max-in-flight-documents}, as the sink does. A
  * document Cosmos refuses for good (400/413/422) is not dead-lettered (there is no Kafka record behind
  * it): it is counted as refused and makes the job fail.
@@ -48,7 +48,7 @@ final class ReplayWriter {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Refusals refusals = new Refusals();
         long deadline = System.nanoTime() + timeout.toNanos();
-        int slice = Math.min(settings.windowMaxRecords(), settings.maxInFlightDocuments());
+        int slice = Math.min(settings.windowMaxDocuments(), settings.maxInFlightDocuments());
         String updatedAt = Instant.now().toString();
         progress.start("writing", documents.size());
         try (BulkWriter writer = new BulkWriter(settings, executor, refusals, new SinkMetrics(registry))) {

@@ -112,7 +112,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
             while (running.get()) {
                 rethrowWriterFailure();
                 handOver();
-                boolean pause = writer.stalled() || (coalescer.records() >= settings.windowMaxRecords() && !canHandOver());
+                boolean pause = writer.stalled() || (coalescer.documents() >= settings.windowMaxDocuments() && !canHandOver());
                 if (pause != paused) {
                     source.pauseAll(pause);
                     paused = pause;
@@ -146,7 +146,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
     /** Closes the window when it is full or old enough and the writer has room. */
     private void handOver() {
         if (coalescer.isEmpty() || writer.stalled()) return;
-        boolean due = coalescer.records() >= settings.windowMaxRecords()
+        boolean due = coalescer.documents() >= settings.windowMaxDocuments()
                 || coalescer.ageNanos() >= settings.flushWindow().toNanos();
         if (due && canHandOver()) handOverNow();
     }

@@ -3,6 +3,7 @@ package io.tally.ingest.sink;
 import io.tally.config.Config;
 import io.tally.config.ConfigException;
 import io.tally.config.Setting;
+import io.tally.ingest.freshness.FreshnessTarget;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,14 +14,14 @@ import java.util.List;
  * {@code <prefix>bucket-updates.dlq} ({@code Topics.Names#bucketUpdatesDlq}). Sizing arithmetic
  * for the defaults is in docs/sink.md; the short version is on each setting.
  *
- * @param windowMaxRecords    updates coalesced into one write window at most
+ * @param windowMaxDocuments  distinct documents one write window holds at most (updates of a bucket it holds coalesce freely)
  * @param flushWindow         a window is written at the latest this long after its first update
  * @param maxInFlightDocuments documents submitted to Cosmos and not yet durable; at the cap the consumer pauses
  * @param throttleRetriesInSdk 429 retries the SDK makes itself before the sink sees the 429 (0: the sink owns them)
  * @param targetRate          documents per second the concurrency limit is sized for (Little's law, {@link LittleSizer})
  */
 public record SinkSettings(String groupId, Duration pollTimeout,
-                           int windowMaxRecords, Duration flushWindow, int maxInFlightDocuments, Duration commitInterval,
+                           int windowMaxDocuments, Duration flushWindow, int maxInFlightDocuments, Duration commitInterval,
                            Duration revokeDrainTimeout, int chunkSize, int microBatchSize, int microBatchConcurrency,
                            int concurrencyInitial, int concurrencyMin, int concurrencyMax, int targetRate,
                            int retryMaxAttempts, Duration retryInitialBackoff, Duration retryMaxBackoff, Duration retryMaxElapsed,
@@ -30,21 +31,24 @@ public record SinkSettings(String groupId, Duration pollTimeout,
             "Consumer group of the Cosmos sink.");
     public static final Setting<Duration> POLL_TIMEOUT = Setting.millis("sink.poll-timeout.ms", 500,
             "How long the sink waits for bucket updates before looking again (also the longest a paused sink waits between checks).");
-    public static final Setting<Integer> WINDOW_RECORDS = Setting.integer("sink.window.max-records", 10_000,
-            "Most updates coalesced into one write window (newest ver per bucket id wins). With a backlog windows fill at once, "
-                    + "so the deeper the backlog the more each window coalesces.").atLeast(1);
-    public static final Setting<Duration> FLUSH_WINDOW = Setting.millis("sink.flush-window.ms", 200,
-            "A window is written at the latest this long after its first update arrived (the sink's added latency when idle).");
+    public static final Setting<Integer> WINDOW_DOCUMENTS = Setting.integer("sink.window.max-documents", 10_000,
+            "Most distinct bucket documents one write window holds (newest ver per bucket id wins); updates of a bucket the "
+                    + "window already holds always coalesce into it, so memory follows documents, not updates. With a backlog a "
+                    + "window fills at once, so the deeper the backlog the more each window coalesces. Replaces "
+                    + "sink.window.max-records, which counted updates.").atLeast(1);
+    public static final Setting<Duration> FLUSH_WINDOW = Setting.millis("sink.flush-window.ms", 0,
+            "A window is written at the latest this long after its first update arrived (the sink's added latency when idle); "
+                    + "each bucket is written at most once per window. 0 (default): two fifths of ingest.freshness-target.ms.");
     public static final Setting<Integer> MAX_IN_FLIGHT = Setting.integer("sink.max-in-flight-documents", 20_000,
             "Documents handed to Cosmos and not yet durable. At the cap the consumer pauses its partitions (backpressure): "
                     + "memory is bounded by this, not by the backlog (measured ~5 KB of heap per in-flight document, most of it "
-                    + "the SDK's bulk operation state). Must be >= sink.window.max-records.").atLeast(1);
+                    + "the SDK's bulk operation state). Must be >= sink.window.max-documents.").atLeast(1);
     public static final Setting<Duration> COMMIT_INTERVAL = Setting.millis("sink.commit-interval.ms", 1000,
             "How often the sink commits each partition's contiguous prefix of durably written updates.");
     public static final Setting<Duration> REVOKE_DRAIN = Setting.millis("sink.revoke-drain-timeout.ms", 10_000,
             "On partition revocation, wait this long for in-flight writes of those partitions; the rest are abandoned "
-                    + "(never retried by this instance) before the new owner starts. Must exceed sink.flush-window.ms and stay below "
-                    + "the consumer's max.poll.interval.ms.");
+                    + "(never retried by this instance) before the new owner starts. Must stay below the consumer's "
+                    + "max.poll.interval.ms (the wait runs inside poll).");
     public static final Setting<Integer> CHUNK_SIZE = Setting.integer("sink.bulk.chunk-size", 1000,
             "Operations per executeBulkOperations call (sorted by logical partition); one call holds one concurrency permit.").atLeast(1);
     public static final Setting<Integer> MICRO_BATCH = Setting.integer("sink.bulk.micro-batch-size", 100,
@@ -83,7 +87,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     public static final Setting<Integer> METRICS_PORT = Setting.integer("sink.metrics.port", 9464,
             "Port of the Prometheus endpoint (GET /metrics) on all interfaces; 0 = any free port, -1 = off.").atLeast(-1);
 
-    public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_RECORDS, FLUSH_WINDOW,
+    public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_DOCUMENTS, FLUSH_WINDOW,
             MAX_IN_FLIGHT, COMMIT_INTERVAL, REVOKE_DRAIN, CHUNK_SIZE, MICRO_BATCH, MICRO_BATCH_CONCURRENCY, CONCURRENCY_INITIAL,
             CONCURRENCY_MIN, CONCURRENCY_MAX, TARGET_RATE, RETRY_ATTEMPTS, RETRY_INITIAL, RETRY_MAX, RETRY_ELAPSED, RU_BUDGET,
             SDK_THROTTLE_RETRIES, METRICS_PORT);
@@ -91,13 +95,12 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     /** Cross-field checks; every problem is listed at once. */
     public SinkSettings {
         List<String> problems = new ArrayList<>();
-        if (maxInFlightDocuments < windowMaxRecords) {
-            problems.add(MAX_IN_FLIGHT.key() + " (" + maxInFlightDocuments + ") must be >= " + WINDOW_RECORDS.key()
-                    + " (" + windowMaxRecords + "): a window is admitted whole");
+        if (maxInFlightDocuments < windowMaxDocuments) {
+            problems.add(MAX_IN_FLIGHT.key() + " (" + maxInFlightDocuments + ") must be >= " + WINDOW_DOCUMENTS.key()
+                    + " (" + windowMaxDocuments + "): a window is admitted whole");
         }
-        if (revokeDrainTimeout.compareTo(flushWindow) <= 0) {
-            problems.add(REVOKE_DRAIN.key() + " (" + revokeDrainTimeout.toMillis() + ") must exceed " + FLUSH_WINDOW.key()
-                    + " (" + flushWindow.toMillis() + ")");
+        if (flushWindow.isZero()) {
+            problems.add(FLUSH_WINDOW.key() + " must be resolved (> 0) before the settings are built");
         }
         if (concurrencyMin > concurrencyMax || concurrencyInitial < concurrencyMin || concurrencyInitial > concurrencyMax) {
             problems.add("need " + CONCURRENCY_MIN.key() + " <= " + CONCURRENCY_INITIAL.key() + " <= " + CONCURRENCY_MAX.key()
@@ -115,9 +118,16 @@ public record SinkSettings(String groupId, Duration pollTimeout,
         if (!problems.isEmpty()) throw new ConfigException(problems);
     }
 
+    /** With the flush window {@link FreshnessTarget#DEFAULT} gives when {@code sink.flush-window.ms} is 0. */
     public static SinkSettings from(Config c) {
-        return new SinkSettings(c.get(GROUP_ID), c.get(POLL_TIMEOUT), c.get(WINDOW_RECORDS),
-                c.get(FLUSH_WINDOW), c.get(MAX_IN_FLIGHT), c.get(COMMIT_INTERVAL), c.get(REVOKE_DRAIN), c.get(CHUNK_SIZE),
+        return from(c, FreshnessTarget.DEFAULT);
+    }
+
+    /** With the flush window {@code freshness} gives when {@code sink.flush-window.ms} is 0. */
+    public static SinkSettings from(Config c, FreshnessTarget freshness) {
+        Duration window = c.get(FLUSH_WINDOW).isZero() ? freshness.flushWindow() : c.get(FLUSH_WINDOW);
+        return new SinkSettings(c.get(GROUP_ID), c.get(POLL_TIMEOUT), c.get(WINDOW_DOCUMENTS),
+                window, c.get(MAX_IN_FLIGHT), c.get(COMMIT_INTERVAL), c.get(REVOKE_DRAIN), c.get(CHUNK_SIZE),
                 c.get(MICRO_BATCH), c.get(MICRO_BATCH_CONCURRENCY), c.get(CONCURRENCY_INITIAL), c.get(CONCURRENCY_MIN),
                 c.get(CONCURRENCY_MAX), c.get(TARGET_RATE), c.get(RETRY_ATTEMPTS), c.get(RETRY_INITIAL), c.get(RETRY_MAX), c.get(RETRY_ELAPSED),
                 c.get(RU_BUDGET), c.get(SDK_THROTTLE_RETRIES), c.get(METRICS_PORT));

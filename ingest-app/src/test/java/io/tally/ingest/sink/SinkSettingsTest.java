@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tally.config.Config;
 import io.tally.config.ConfigException;
+import io.tally.ingest.freshness.FreshnessTarget;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -20,13 +22,23 @@ class SinkSettingsTest {
         });
         SinkSettings d = SinkSettings.defaults();
         assertThat(d.groupId()).isEqualTo("tally-sink");
+        assertThat(d.flushWindow()).isEqualTo(FreshnessTarget.DEFAULT.flushWindow());
+    }
+
+    @Test
+    void theFlushWindowFollowsTheFreshnessTargetUnlessSetItself() {
+        FreshnessTarget fiveSeconds = new FreshnessTarget(Duration.ofSeconds(5));
+        assertThat(SinkSettings.from(Config.load(SinkSettings.ALL, List.of(), new String[0], Map.of()), fiveSeconds).flushWindow())
+                .isEqualTo(Duration.ofSeconds(2));
+        assertThat(SinkSettings.from(Config.load(SinkSettings.ALL, List.of(), new String[] {"--sink.flush-window.ms=300"}, Map.of()),
+                fiveSeconds).flushWindow()).isEqualTo(Duration.ofMillis(300));
     }
 
     @Test
     void crossFieldProblemsAreListedTogether() {
         assertThatThrownBy(() -> SinkSettings.from(Config.load(SinkSettings.ALL, List.of(), new String[] {
-                "--sink.max-in-flight-documents=10", "--sink.window.max-records=100",
-                "--sink.revoke-drain-timeout.ms=100", "--sink.flush-window.ms=200",
+                "--sink.max-in-flight-documents=10", "--sink.window.max-documents=100",
+                "--sink.retry.initial-backoff.ms=100", "--sink.retry.max-backoff.ms=50",
                 "--sink.concurrency.initial=50"}, Map.of())))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).hasSize(3));
     }

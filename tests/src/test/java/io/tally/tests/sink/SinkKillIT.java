@@ -34,7 +34,7 @@ class SinkKillIT {
         int rounds = 30;
         try (SinkRun run = new SinkRun(kafka, cosmos, "kill")) {
             // Commits far apart, small windows, little concurrency: the kill lands mid-batch and the restart replays a lot.
-            List<String> flags = run.sinkFlags("--sink.commit-interval.ms=3000", "--sink.window.max-records=300",
+            List<String> flags = run.sinkFlags("--sink.commit-interval.ms=3000", "--sink.window.max-documents=300",
                     "--sink.max-in-flight-documents=600", "--sink.flush-window.ms=50", "--sink.concurrency.initial=1",
                     "--sink.concurrency.max=2", "--sink.bulk.chunk-size=100");
             run.produce(buckets, 1, 1);
@@ -63,7 +63,7 @@ class SinkKillIT {
                 List<String> secondFlags = new ArrayList<>(flags);
                 secondFlags.add("--sink.metrics.port=" + metricsPort);
                 // The restart catches up at full speed: default windows and concurrency.
-                secondFlags.addAll(List.of("--sink.window.max-records=10000", "--sink.max-in-flight-documents=20000",
+                secondFlags.addAll(List.of("--sink.window.max-documents=10000", "--sink.max-in-flight-documents=20000",
                         "--sink.concurrency.initial=4", "--sink.concurrency.max=32", "--sink.bulk.chunk-size=1000"));
                 second = startSink(secondFlags, "second");
                 run.awaitAllCorrect(Duration.ofSeconds(50));

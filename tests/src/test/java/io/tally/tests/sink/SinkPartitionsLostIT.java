@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
 class SinkPartitionsLostIT {
     private static final Logger log = LoggerFactory.getLogger(SinkPartitionsLostIT.class);
     static final String[] FLAGS = {"--kafka.session.timeout.ms=6000", "--kafka.heartbeat.interval.ms=1000",
-        "--sink.window.max-records=300", "--sink.max-in-flight-documents=600", "--sink.flush-window.ms=50",
+        "--sink.window.max-documents=300", "--sink.max-in-flight-documents=600", "--sink.flush-window.ms=50",
         "--sink.concurrency.initial=1", "--sink.concurrency.max=2", "--sink.bulk.chunk-size=100", "--sink.commit-interval.ms=3000"};
 
     @Test

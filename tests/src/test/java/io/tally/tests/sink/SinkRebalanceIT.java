@@ -26,7 +26,7 @@ class SinkRebalanceIT {
     void partitionsMovingBetweenInstancesNeverLetAStaleVersionWin(TestKafka kafka, LocalCosmos cosmos) throws Exception {
         int buckets = 300;
         try (SinkRun run = new SinkRun(kafka, cosmos, "rebalance")) {
-            String[] flags = {"--sink.window.max-records=300", "--sink.max-in-flight-documents=600", "--sink.flush-window.ms=50",
+            String[] flags = {"--sink.window.max-documents=300", "--sink.max-in-flight-documents=600", "--sink.flush-window.ms=50",
                     "--sink.concurrency.initial=1", "--sink.concurrency.max=2", "--sink.bulk.chunk-size=100"};
             AtomicBoolean checking = new AtomicBoolean(true);
             List<String> regressions = new CopyOnWriteArrayList<>();

@@ -1,0 +1,37 @@
+package io.tally.ingest.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tally.config.ConfigException;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class IngestSettingsTest {
+
+    @Test
+    void theFreshnessTargetSetsTheCommitIntervalAndTheFlushWindow() {
+        IngestSettings defaults = IngestSettings.load(new String[0], Map.of());
+        assertThat(defaults.commitInterval()).isEqualTo(Duration.ofMillis(166));
+        assertThat(defaults.sink().flushWindow()).isEqualTo(Duration.ofMillis(400));
+
+        IngestSettings relaxed = IngestSettings.load(new String[] {"--ingest.freshness-target.ms=30000"}, Map.of());
+        assertThat(relaxed.commitInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(relaxed.sink().flushWindow()).isEqualTo(Duration.ofSeconds(12));
+    }
+
+    @Test
+    void anIntervalSetItselfWinsOverTheTarget() {
+        IngestSettings s = IngestSettings.load(new String[] {"--ingest.freshness-target.ms=5000", "--ingest.commit-interval.ms=200",
+                "--sink.flush-window.ms=300"}, Map.of());
+        assertThat(s.commitInterval()).isEqualTo(Duration.ofMillis(200));
+        assertThat(s.sink().flushWindow()).isEqualTo(Duration.ofMillis(300));
+    }
+
+    @Test
+    void aTargetBelowATenthOfASecondIsRefused() {
+        assertThatThrownBy(() -> IngestSettings.load(new String[] {"--ingest.freshness-target.ms=50"}, Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ingest.freshness-target.ms");
+    }
+}
