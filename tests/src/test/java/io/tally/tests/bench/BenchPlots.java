@@ -31,8 +31,11 @@ final class BenchPlots {
 
     private BenchPlots() {}
 
-    /** Writes the charts of {@code series} (BenchResults' array) into {@code dir}, replacing the benchmark's older plots. */
-    static List<Plot> render(String benchmark, JsonNode series, Path dir) throws IOException {
+    /**
+     * Writes the charts of {@code series} (BenchResults' array) into {@code dir}, replacing the benchmark's older plots;
+     * {@code axes} names a chart's x axis where it is not seconds ({@link BenchResults#xAxis}).
+     */
+    static List<Plot> render(String benchmark, JsonNode series, JsonNode axes, Path dir) throws IOException {
         Files.createDirectories(dir);
         try (Stream<Path> old = Files.list(dir)) {
             for (Path p : old.filter(p -> p.getFileName().toString().startsWith(benchmark + "-") && p.toString().endsWith(".png")).toList()) {
@@ -44,14 +47,16 @@ final class BenchPlots {
         List<Plot> plots = new ArrayList<>();
         for (Map.Entry<String, List<JsonNode>> e : byChart.entrySet()) {
             Path file = dir.resolve(benchmark + "-" + slug(e.getKey()) + ".png");
-            BitmapEncoder.saveBitmap(chart(e.getKey(), e.getValue()), file.toString(), BitmapEncoder.BitmapFormat.PNG);
+            BitmapEncoder.saveBitmap(chart(e.getKey(), e.getValue(), axes.path(e.getKey())), file.toString(), BitmapEncoder.BitmapFormat.PNG);
             plots.add(new Plot(e.getKey(), file));
         }
         return plots;
     }
 
-    private static XYChart chart(String title, List<JsonNode> series) {
-        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle("seconds").build();
+    private static XYChart chart(String title, List<JsonNode> series, JsonNode xAxis) {
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xAxis.path("title").asText("seconds")).build();
+        boolean points = xAxis.path("points").asBoolean(false);
+        if (xAxis.path("log").asBoolean(false)) chart.getStyler().setXAxisLogarithmic(true);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW).setChartBackgroundColor(Color.WHITE)
                 .setLegendBackgroundColor(new Color(255, 255, 255, 200));
         chart.getStyler().setPlotGridLinesColor(new Color(220, 220, 220)).setYAxisDecimalPattern("#,##0.##");
@@ -68,7 +73,7 @@ final class BenchPlots {
             }
             if (x.isEmpty()) continue;
             XYSeries line = chart.addSeries(s.path("name").asText() + (units.size() > 1 ? " (" + unit + ")" : ""), x, y);
-            line.setMarker(SeriesMarkers.NONE);
+            line.setMarker(points ? SeriesMarkers.CIRCLE : SeriesMarkers.NONE);
             line.setYAxisGroup(group);
         }
         chart.setYAxisGroupTitle(0, units.isEmpty() ? "" : units.get(0));

@@ -28,6 +28,7 @@ public final class BenchReport {
 
     static {
         END_TO_END_SET.put(EndToEndBench.NAME, "End to end: throughput, freshness, documents and RU per event, RU budget");
+        END_TO_END_SET.put(FreshnessCostBench.NAME, "Freshness against cost at 0.25 / 1 / 5 / 30 s");
         END_TO_END_SET.put("sink-latency", "Sink under added Cosmos latency (0/2/10/50 ms)");
         END_TO_END_SET.put("read-latency", "Read latencies at 3,000 req/s");
         END_TO_END_SET.put("scale-out", "Scale-out: two instances");
@@ -134,7 +135,7 @@ public final class BenchReport {
         }
         for (JsonNode note : r.path("notes")) md.append("- ").append(note.asText()).append('\n');
         if (r.path("notes").size() > 0) md.append('\n');
-        for (BenchPlots.Plot plot : BenchPlots.render(name, r.path("series"), plotsDir)) {
+        for (BenchPlots.Plot plot : BenchPlots.render(name, r.path("series"), r.path("axes"), plotsDir)) {
             String rel = markdown.toAbsolutePath().getParent().relativize(plot.file().toAbsolutePath()).toString().replace('\\', '/');
             md.append("![").append(plot.chart()).append("](").append(rel).append(")\n\n");
         }

@@ -29,7 +29,8 @@ import java.util.Map;
  *               "cosmosLoopDelay": {"p50Ms": 0.4, "p99Ms": 12.0, "maxMs": 80.0, "meanMs": 1.1, "samples": 600, "requests": 90000}},
  *   "ranAt": "2026-11-21T23:30:00Z", "notes": ["..."],
  *   "figures": [{"scenario": "10 ms", "metric": "throughput", "value": 1234.5, "unit": "docs/s"}],
- *   "series": [{"chart": "throughput over time", "name": "10 ms", "unit": "docs/s", "points": [[0.0, 12.0], [1.0, 15.0]]}]
+ *   "series": [{"chart": "throughput over time", "name": "10 ms", "unit": "docs/s", "points": [[0.0, 12.0], [1.0, 15.0]]}],
+ *   "axes": {"cost by freshness target": {"title": "freshness target (s)", "log": true, "points": true}}
  * }</pre>
  */
 public final class BenchResults {
@@ -41,6 +42,7 @@ public final class BenchResults {
     private final ArrayNode notes;
     private final Map<String, ArrayNode> series = new LinkedHashMap<>();
     private final ArrayNode seriesArray;
+    private final ObjectNode axes;
 
     /**
      * @param name    file name (without .json) and key of the benchmark, e.g. {@code sink-latency}
@@ -61,6 +63,16 @@ public final class BenchResults {
         notes = root.putArray("notes");
         figures = root.putArray("figures");
         seriesArray = root.putArray("series");
+        axes = root.putObject("axes");
+    }
+
+    /**
+     * The x axis of {@code chart} when it is not time: its title, logarithmic or not; its points are drawn
+     * as markers (a curve measured at a few settings, not a time series).
+     */
+    public synchronized BenchResults xAxis(String chart, String title, boolean logarithmic) {
+        axes.putObject(chart).put("title", title).put("log", logarithmic).put("points", true);
+        return this;
     }
 
     /** A single figure of a scenario, e.g. ("10 ms", "throughput", 1234.5, "docs/s"). */

@@ -38,8 +38,9 @@ import java.util.concurrent.Future;
  *       429s, backlog over time, and every bucket compared with loadgen's ground truth at the end.
  * </ol>
  *
- * <pre>./tally bench end-to-end [--quick] [--events=N]</pre>
- * (--quick: 20,000 events, for a smoke run of a couple of minutes.)
+ * <pre>./tally bench end-to-end [--quick] [--events=N] [--with=KEY=VALUE...]</pre>
+ * (--quick: 20,000 events, for a smoke run of a couple of minutes; --with: an ingest-app setting other than its
+ * default, e.g. --with=sink.window.max-documents=40000, named in the report's command line.)
  */
 public final class EndToEndBench {
     static final String NAME = "end-to-end";
@@ -48,22 +49,25 @@ public final class EndToEndBench {
 
     private final boolean quick;
     private final long events;
+    private final String[] settings;
     private final TestKafka kafka;
     private final String registry;
     private final LocalCosmos cosmos;
     private final BenchResults results;
     private final ExecutorService background = Executors.newCachedThreadPool();
 
-    private EndToEndBench(boolean quick, long events) {
+    private EndToEndBench(boolean quick, long events, String[] settings) {
         this.quick = quick;
         this.events = events;
+        this.settings = settings;
         this.kafka = TestKafka.get();
         this.registry = LocalSchemaRegistry.get().url();
         // A private endpoint: the budget of scenario d and the request counters must be this run's alone.
         this.cosmos = LocalCosmos.startPrivate();
         BenchRun.begin(NAME).cosmos(cosmos.control());
         this.results = new BenchResults(NAME, "End to end: loadgen -> Kafka -> ingest-app -> Cosmos -> read-service",
-                "./tally bench end-to-end" + (quick ? " --quick" : "") + (events != defaultEvents(quick) ? " --events=" + events : ""));
+                "./tally bench end-to-end" + (quick ? " --quick" : "") + (events != defaultEvents(quick) ? " --events=" + events : "")
+                        + Arrays.stream(settings).map(s -> " --with=" + s.substring(2)).collect(java.util.stream.Collectors.joining()));
     }
 
     public static void main(String[] args) throws Exception {
@@ -71,9 +75,10 @@ public final class EndToEndBench {
         boolean quick = Arrays.asList(args).contains("--quick");
         long events = Arrays.stream(args).filter(a -> a.startsWith("--events=")).map(a -> Long.parseLong(a.substring(9)))
                 .findFirst().orElse(defaultEvents(quick));
+        String[] settings = Arrays.stream(args).filter(a -> a.startsWith("--with=")).map(a -> "--" + a.substring(7)).toArray(String[]::new);
         quietLibraries();
         try {
-            new EndToEndBench(quick, events).run();
+            new EndToEndBench(quick, events, settings).run();
         } catch (Throwable t) {
             t.printStackTrace();
             System.exit(1);
@@ -116,8 +121,8 @@ public final class EndToEndBench {
     /** Scenarios a and b: the burst at unlimited RU, freshness measured all along and for a while after. */
     private RunOutcome throughputAndFreshness() throws Exception {
         progress("a. throughput and b. freshness: %,d events at unlimited RU", events);
-        PipelineRun run = new PipelineRun("a", kafka, registry, cosmos).start();
-        Measured m = measure(run, "a. throughput (unlimited RU)", "unlimited RU");
+        PipelineRun run = new PipelineRun("a", kafka, registry, cosmos, settings).start();
+        Measured m = measure(run, "a. throughput (unlimited RU)", "unlimited RU", true);
         double eventsPerSecond = m.totals.events() / m.totals.seconds();
         results.figure("a. throughput", "events end to end", m.totals.events(), "events")
                 .figure("a. throughput", "time until the last bucket is written", m.totals.seconds(), "s")
@@ -126,6 +131,7 @@ public final class EndToEndBench {
                 .figure("a. throughput", "peak sink consumer lag", m.totals.peakSinkLag(), "records");
         correctnessFigure("a. throughput", m.verdict);
         m.freshnessFigures(this, "unlimited RU");
+        hopFigures("b. freshness by hop, unlimited RU, idle", m.idle);
         progress("a: %,.0f events/s end to end (%.1f s); %s", eventsPerSecond, m.totals.seconds(), m.verdict.summary());
         return new RunOutcome(run, m.totals, m.truth, m.totals.events());
     }
@@ -178,11 +184,11 @@ public final class EndToEndBench {
         double budget = Math.max(100, Math.round(demand / 2));
         progress("d. RU budget: run a used %,.0f RU/s on average; container set to %,.0f RU/s", demand, budget);
         CosmosControl control = cosmos.control();
-        try (PipelineRun run = new PipelineRun("d", kafka, registry, cosmos).start()) {
+        try (PipelineRun run = new PipelineRun("d", kafka, registry, cosmos, settings).start()) {
             control.setThroughput(run.database, PipelineRun.CONTAINER, budget);
             CosmosControl.Stats before = control.stats();
             String chart = "d. RU budget (half the demand)";
-            Measured m = measure(run, chart, "half the RU demand");
+            Measured m = measure(run, chart, "half the RU demand", false);
             CosmosControl.Stats after = control.stats();
             results.point(chart + ": request units per second", "container budget", "RU/s", 0, budget)
                     .point(chart + ": request units per second", "container budget", "RU/s", m.totals.seconds(), budget);
@@ -224,9 +230,11 @@ public final class EndToEndBench {
      * pipeline is warm), produces N events, samples until drained, keeps the probe on a little longer
      * (idle freshness), then checks every bucket against loadgen's ground truth.
      */
-    private Measured measure(PipelineRun run, String chart, String freshnessSeries) throws Exception {
-        try (FreshnessProbe probe = new FreshnessProbe(kafka.bootstrapServers(), registry, run.topics.transactions(),
-                run.readPort(), run.id, PROBE_PER_SECOND).start()) {
+    private Measured measure(PipelineRun run, String chart, String freshnessSeries, boolean hops) throws Exception {
+        FreshnessProbe opened = new FreshnessProbe(kafka.bootstrapServers(), registry, run.topics.transactions(), run.readPort(), run.id,
+                PROBE_PER_SECOND);
+        if (hops) opened.observeHops(run.repartitionTopic(), run.topics.bucketUpdates(), run.container());
+        try (FreshnessProbe probe = opened.start()) {
             probe.awaitFirstVisible(Duration.ofMinutes(3));
             long t0 = System.nanoTime();
             Future<Loadgen.Summary> producing = background.submit(() -> run.produce(events));
@@ -279,6 +287,36 @@ public final class EndToEndBench {
                 ms.isEmpty() ? Double.NaN : percentile(ms, 0.99));
     }
 
+    /**
+     * Where the idle markers' time went: for each hop, how long after the send it showed them (p50, p99) and
+     * the median of what that hop added to the one before.
+     */
+    private void hopFigures(String scenario, List<FreshnessProbe.Marker> markers) {
+        FreshnessProbe.Hop previous = null;
+        for (FreshnessProbe.Hop hop : FreshnessProbe.Hop.values()) {
+            List<Double> at = new ArrayList<>();
+            List<Double> added = new ArrayList<>();
+            for (FreshnessProbe.Marker m : markers) {
+                double t = m.atMs(hop);
+                if (Double.isNaN(t)) continue;
+                at.add(t);
+                double before = previous == null ? 0 : m.atMs(previous);
+                if (!Double.isNaN(before)) added.add(t - before);
+            }
+            if (at.isEmpty()) {
+                results.note(scenario + ": no marker was seen at " + hop.label);
+            } else {
+                at.sort(Double::compare);
+                added.sort(Double::compare);
+                results.figure(scenario, hop.label + ", p50 since produced", percentile(at, 0.5), "ms")
+                        .figure(scenario, hop.label + ", p99 since produced", percentile(at, 0.99), "ms");
+                if (!added.isEmpty()) results.figure(scenario, hop.label + ", p50 added by this hop", percentile(added, 0.5), "ms");
+                progress("%s: %s p50 %.0f ms p99 %.0f ms", scenario, hop.label, percentile(at, 0.5), percentile(at, 0.99));
+            }
+            previous = hop;
+        }
+    }
+
     static double percentile(List<Double> sorted, double q) {
         return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(q * sorted.size()) - 1));
     }
@@ -296,7 +334,7 @@ public final class EndToEndBench {
      * The SDK logs every throttled bulk batch at ERROR with its full diagnostics, and read-service logs every
      * throttled probe read: under scenario d that is megabytes a second, and its CPU would be measured too.
      */
-    private static void quietLibraries() {
+    static void quietLibraries() {
         for (String logger : List.of("com.azure", "org.apache.kafka", "kafka", "io.netty", "reactor", "io.tally.read")) {
             ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(logger)).setLevel(ch.qos.logback.classic.Level.OFF);
         }

@@ -56,7 +56,8 @@ final class PipelineRun implements AutoCloseable {
     private Map<String, Map<Integer, Long>> repartitionTarget;
     private Map<Integer, Long> updatesTarget;
 
-    PipelineRun(String name, TestKafka kafka, String registryUrl, LocalCosmos cosmos) throws IOException {
+    /** @param ingestFlags ingest-app settings beyond the run's own (its defaults otherwise) */
+    PipelineRun(String name, TestKafka kafka, String registryUrl, LocalCosmos cosmos, String... ingestFlags) throws IOException {
         this.name = name;
         this.kafka = kafka;
         this.cosmos = cosmos;
@@ -69,12 +70,17 @@ final class PipelineRun implements AutoCloseable {
         // Created (and their leaders awaited) before anything produces: KAFKA-15591.
         kafka.createTopics(Topics.specs(topics).stream().map(s -> TestKafka.topic(s.name(), s.partitions(), s.configs())).toList());
         String[] cosmosFlags = {"--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=" + database};
-        ingest = new IngestMain(IngestSettings.load(concat(cosmosFlags, "--ingest.role=both",
+        ingest = new IngestMain(IngestSettings.load(concat(concat(cosmosFlags, "--ingest.role=both",
                 "--kafka.bootstrap.servers=" + kafka.bootstrapServers(), "--schema.registry.url=" + registryUrl,
                 "--topics.prefix=" + prefix, "--ingest.application-id=" + applicationId, "--sink.group-id=" + sinkGroup,
-                "--ingest.state-dir=" + Files.createTempDirectory("e2e-state"), "--sink.metrics.port=-1"), Map.of()));
+                "--ingest.state-dir=" + Files.createTempDirectory("e2e-state"), "--sink.metrics.port=-1"), ingestFlags), Map.of()));
         read = new ReadMain(ReadSettings.load(concat(cosmosFlags, "--read.http.port=0"), Map.of()));
         admin = kafka.admin();
+    }
+
+    /** The Streams application's repartition topic (stage 4), where stage 3's commits become visible. */
+    String repartitionTopic() {
+        return applicationId + "-" + io.tally.ingest.topology.TallyTopology.REPARTITION + "-repartition";
     }
 
     /** Starts ingest-app (creates the database and container) and then read-service. */
