@@ -17,8 +17,8 @@ import java.util.function.LongSupplier;
  * <ul>
  *   <li>Unknown until the first 429 (rate infinite, nothing waits), unless a ceiling ({@code sink.ru-budget}) is
  *       given: then it starts there and never exceeds it.
- *   <li>A call that met a 429 sets the rate to {@link #BACKOFF} × the RU actually consumed in the last second
- *       (never above the current rate), at most once per {@link #COOLDOWN_NANOS}: the calls in flight together when
+ *   <li>A call that met a 429 sets the rate to {@link #BACKOFF} × the RU/s actually consumed over the last two
+ *       seconds ({@link #SLOTS}; never above the current rate), at most once per {@link #COOLDOWN_NANOS}: the calls in flight together when
  *       the budget ran out are one signal. Never below {@code floor}: a 429 that was not about this sink's rate (an
  *       injected one, another client's burst) must not stop the sink.
  *   <li>While the rate is what holds the sink back (a call had to wait in the last second) and no 429 came within
@@ -39,14 +39,14 @@ import java.util.function.LongSupplier;
  * production), waiting is the caller's ({@link Ticket#waitNanos()}); calls come from Reactor threads.
  */
 public final class RuPacer {
-    /** Share of the last second's consumption the rate drops to on a 429: under the budget with a margin for reads. */
+    /** Share of the recent consumption the rate drops to on a 429: under the budget with a margin for reads. */
     static final double BACKOFF = 0.9;
     /** One decrease per second: the service meters per second, and the calls in flight when it refused are one signal. */
     static final long COOLDOWN_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Growth per second near the last 429's consumption: from BACKOFF back to it in ~2 s, so a 429 burst every ~3 s at most. */
     static final double PROBE_PER_SECOND = 0.05;
-    /** Growth per second away from it: from a floor of 1,000 RU/s to 17,000 RU/s in ~7 s. */
-    static final double SEEK_PER_SECOND = 0.5;
+    /** Growth per second away from it: from a floor of 1,000 RU/s to 17,000 RU/s in ~13 s. */
+    static final double SEEK_PER_SECOND = 0.25;
     /** "Near" the last 429's consumption: within this share below or above it. */
     static final double NEAR = 0.15;
     /** Tokens an idle bucket holds, in seconds of the rate: small, so an idle sink does not burst a second's worth at once. */
@@ -57,8 +57,12 @@ public final class RuPacer {
     static final double INITIAL_RU_PER_OPERATION = 10;
     /** Weight of 100 operations' mean charge in the running mean (a 1,000-operation call weighs 1 - 0.8^10 = 0.89). */
     static final double WEIGHT_PER_100_OPERATIONS = 0.2;
-    /** The consumption window: {@link #SLOTS} slots of {@link #SLOT_NANOS}, one second. */
-    static final int SLOTS = 10;
+    /**
+     * The consumption window: {@link #SLOTS} slots of {@link #SLOT_NANOS}, two seconds. Charges are booked when a call's
+     * answer arrives, and a service that let a burst overdraw one second takes it back from the next (the local
+     * endpoint does): one second of bookings was up to twice the budget or a third of it in the end-to-end benchmark.
+     */
+    static final int SLOTS = 20;
     static final long SLOT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** A call that waited within this long means the rate is what holds the sink back (growth is allowed). */
     static final long LIMITED_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -127,9 +131,8 @@ public final class RuPacer {
         }
         book(now, charge);
         if (throttled && now - lastThrottleNanos >= COOLDOWN_NANOS) {
-            double consumed = consumedLastSecond(now);
-            rate = clamp(BACKOFF * Math.min(rate, consumed));
-            mark = consumed;
+            mark = Math.min(rate, consumed(now)); // the rate that met the 429
+            rate = clamp(BACKOFF * mark);
             tokens = Math.min(tokens, 0); // the second's budget is spent: nothing saved up goes out at once
             lastThrottleNanos = now;
         }
@@ -184,8 +187,8 @@ public final class RuPacer {
         slotCharge[i] += charge;
     }
 
-    /** RU booked in the current slot and the nine before it (the last ~second), per second. */
-    private double consumedLastSecond(long now) {
+    /** RU booked in the current slot and the ones before it in the window, per second. */
+    private double consumed(long now) {
         long index = Math.floorDiv(now, SLOT_NANOS);
         double sum = 0;
         for (int i = 0; i < SLOTS; i++) {

@@ -89,10 +89,10 @@ public record SinkSettings(String groupId, Duration pollTimeout,
             "Pace bulk calls, first attempts and retries, with a token bucket in request units fed by the charges Cosmos "
                     + "reports, so an RU budget below demand is spent across each second instead of bursting into 429s. The rate "
                     + "starts at sink.ru-budget (its ceiling) or, when that is 0, is learned: 0.9 x the RU/s consumed when a 429 "
-                    + "comes, growing while no 429 comes. false = AIMD and retry-after alone.");
+                    + "comes (over the last 2 s), growing while no 429 comes. false = AIMD and retry-after alone.");
     public static final Setting<Integer> PACING_MIN_RATE = Setting.integer("sink.pacing.min-rate", 1000,
             "RU/s the pacer never slows below (see sink.pacing.enabled): a 429 that is not about the budget (injected, "
-                    + "another client's burst) cannot stop the sink; from here the rate grows back by half per second.").atLeast(1);
+                    + "another client's burst) cannot stop the sink; from here the rate grows back by a quarter per second.").atLeast(1);
 
     public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_RECORDS, FLUSH_WINDOW,
             MAX_IN_FLIGHT, COMMIT_INTERVAL, REVOKE_DRAIN, CHUNK_SIZE, MICRO_BATCH, MICRO_BATCH_CONCURRENCY, CONCURRENCY_INITIAL,
