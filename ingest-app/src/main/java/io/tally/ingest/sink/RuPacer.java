@@ -43,8 +43,8 @@ public final class RuPacer {
     static final double BACKOFF = 0.9;
     /** One decrease per second: the service meters per second, and the calls in flight when it refused are one signal. */
     static final long COOLDOWN_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** Growth per second near the last 429's consumption: from BACKOFF back to it in ~2 s, so a 429 burst every ~3 s at most. */
-    static final double PROBE_PER_SECOND = 0.05;
+    /** Growth per second near the last 429's consumption: from BACKOFF back to it in ~1 s, after the cooldown. */
+    static final double PROBE_PER_SECOND = 0.1;
     /** Growth per second away from it: from a floor of 1,000 RU/s to 17,000 RU/s in ~13 s. */
     static final double SEEK_PER_SECOND = 0.25;
     /** "Near" the last 429's consumption: within this share below or above it. */
@@ -67,8 +67,8 @@ public final class RuPacer {
     /** A call that waited within this long means the rate is what holds the sink back (growth is allowed). */
     static final long LIMITED_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    /** What a call reserved and how long it must wait before it is sent. */
-    public record Ticket(double estimate, long waitNanos) {}
+    /** What a call reserved, how long it must wait, and when it goes out (clock nanoseconds). */
+    public record Ticket(double estimate, long waitNanos, long sendNanos) {}
 
     private final LongSupplier clock;
     private final double floor;
@@ -107,14 +107,14 @@ public final class RuPacer {
         long now = clock.getAsLong();
         advance(now);
         double estimate = operations * ruPerOperation;
-        if (!pacing()) return new Ticket(estimate, 0);
+        if (!pacing()) return new Ticket(estimate, 0, now);
         long wait = tokens >= 0 ? 0 : (long) Math.ceil(-tokens / rate * 1e9);
         tokens -= estimate;
         if (wait > 0) {
             lastWaitNanos = now;
             waitedNanos += wait;
         }
-        return new Ticket(estimate, wait);
+        return new Ticket(estimate, wait, now + wait);
     }
 
     /**
@@ -130,7 +130,10 @@ public final class RuPacer {
             ruPerOperation += weight * (charge / chargedOperations - ruPerOperation);
         }
         book(now, charge);
-        if (throttled && now - lastThrottleNanos >= COOLDOWN_NANOS) {
+        // Only a call sent after the last decrease says the new rate is still too high: the calls sent before it
+        // (in flight, or reserved at the old rate) keep answering 429 for a while, and counting them compounded the
+        // decrease to a third of the budget in the benchmark.
+        if (throttled && now - lastThrottleNanos >= COOLDOWN_NANOS && ticket.sendNanos() > lastThrottleNanos) {
             mark = Math.min(rate, consumed(now)); // the rate that met the 429
             rate = clamp(BACKOFF * mark);
             tokens = Math.min(tokens, 0); // the second's budget is spent: nothing saved up goes out at once
@@ -187,13 +190,21 @@ public final class RuPacer {
         slotCharge[i] += charge;
     }
 
-    /** RU booked in the current slot and the ones before it in the window, per second. */
+    /**
+     * RU booked in the window, per second of it since its oldest booking (at least one second): after an idle
+     * stretch, a burst is not averaged with the silence before it.
+     */
     private double consumed(long now) {
         long index = Math.floorDiv(now, SLOT_NANOS);
         double sum = 0;
+        long oldest = index;
         for (int i = 0; i < SLOTS; i++) {
-            if (slotIndex[i] > index - SLOTS) sum += slotCharge[i];
+            if (slotIndex[i] > index - SLOTS && slotCharge[i] > 0) {
+                sum += slotCharge[i];
+                oldest = Math.min(oldest, slotIndex[i]);
+            }
         }
-        return sum * 1e9 / (SLOTS * SLOT_NANOS);
+        long span = Math.max(TimeUnit.SECONDS.toNanos(1), now - oldest * SLOT_NANOS);
+        return sum * 1e9 / span;
     }
 }

@@ -32,31 +32,45 @@ class RuPacerTest {
     }
 
     @Test
-    void a429SetsTheRateToNineTenthsOfWhatWasConsumedInTheLastTwoSeconds() {
+    void a429SetsTheRateToNineTenthsOfWhatWasConsumedRecently() {
         Clock c = new Clock();
         RuPacer p = new RuPacer(0, 1000, () -> c.now);
-        // 20,000 RU in the last two seconds (two calls 500 ms apart), then a call that met 429s.
+        // 20,000 RU in the last 600 ms (two calls 500 ms apart), then a call that met 429s: per second of the window
+        // since the first booking, at least one second (an idle second before the burst is not averaged in).
         settleCall(p, 1000, 10_000, 1000, false);
         c.advanceMs(500);
         settleCall(p, 1000, 10_000, 1000, false);
         c.advanceMs(100);
         settleCall(p, 1000, 0, 0, true);
         assertThat(p.pacing()).isTrue();
-        assertThat(p.rate()).isCloseTo(0.9 * 20_000 / 2, within(1.0));
+        assertThat(p.rate()).isCloseTo(0.9 * 20_000, within(1.0));
     }
 
     @Test
     void throttlesWithinTheCooldownCountOnceAndNeverAboveTheCurrentRate() {
         Clock c = new Clock();
         RuPacer p = new RuPacer(0, 1000, () -> c.now);
-        settleCall(p, 1000, 20_000, 1000, true); // consumed 10,000 RU/s over two seconds -> 9,000
+        settleCall(p, 1000, 10_000, 1000, true); // consumed 10,000 RU/s -> 9,000
         assertThat(p.rate()).isCloseTo(9_000, within(1.0));
         c.advanceMs(200);
         settleCall(p, 1000, 10_000, 1000, true); // same burst
         assertThat(p.rate()).as("inside the cooldown").isCloseTo(9_000, within(1.0));
         c.advanceMs(1000);
-        settleCall(p, 2000, 30_000, 2000, true); // 60,000 RU in the last two seconds: more than the rate
+        settleCall(p, 2000, 30_000, 2000, true); // 50,000 RU in the last 1.2 s: more than the rate
         assertThat(p.rate()).as("min(rate, consumed) x 0.9: a throttle never raises the rate").isCloseTo(8_100, within(1.0));
+    }
+
+    @Test
+    void a429OnACallSentBeforeTheLastDecreaseDoesNotDecreaseAgain() {
+        Clock c = new Clock();
+        RuPacer p = new RuPacer(10_000, 1000, () -> c.now);
+        RuPacer.Ticket early = p.reserve(100); // sent at the full budget
+        c.advanceMs(100);
+        settleCall(p, 100, 1000, 100, true); // decrease: 0.9 x min(10,000, 1,000 RU/s) = floor
+        double after = p.rate();
+        c.advanceMs(1500); // past the cooldown
+        p.settle(early, 0, 0, true); // still answering 429: old news
+        assertThat(p.rate()).isEqualTo(after);
     }
 
     @Test
@@ -106,11 +120,11 @@ class RuPacerTest {
     void afterA429ItProbesBackUpGentlyNearTheLimitAndFastAwayFromIt() {
         Clock c = new Clock();
         RuPacer p = new RuPacer(0, 1000, () -> c.now);
-        settleCall(p, 1000, 20_000, 1000, true); // rate 9,000, mark 10,000
+        settleCall(p, 1000, 10_000, 1000, true); // rate 9,000, mark 10,000
         keepBusy(c, p, 950); // the cooldown: no growth
         assertThat(p.rate()).isCloseTo(9_000, within(1.0));
-        keepBusy(c, p, 2050); // near the mark: +5% per second from the end of the cooldown
-        assertThat(p.rate()).isCloseTo(9_000 * 1.05 * 1.05, within(5.0));
+        keepBusy(c, p, 2050); // near the mark: +10% per second from the end of the cooldown
+        assertThat(p.rate()).isCloseTo(9_000 * 1.1 * 1.1, within(5.0));
 
         RuPacer storm = new RuPacer(0, 1000, () -> c.now);
         settleCall(storm, 10, 0, 0, true); // floor, mark 0: far from it
@@ -122,7 +136,7 @@ class RuPacerTest {
     void anIdleSinkDoesNotGrowTheRate() {
         Clock c = new Clock();
         RuPacer p = new RuPacer(0, 1000, () -> c.now);
-        settleCall(p, 1000, 20_000, 1000, true);
+        settleCall(p, 1000, 10_000, 1000, true);
         c.advanceMs(60_000); // nothing to write for a minute
         p.reserve(1);
         assertThat(p.rate()).as("only a rate that holds the sink back is probed").isCloseTo(9_000, within(1.0));
