@@ -26,7 +26,8 @@ import reactor.util.retry.Retry;
  * Stages 8-9: owns every write between "handed over by the poll loop" and "durable". A window's writes
  * are sorted by logical partition and cut into chunks; each chunk is one bulk call holding one permit
  * of the {@link AimdLimiter} and, while the {@link RuPacer} paces, waits for its estimated request units
- * before it is sent (retries too; a chunk larger than the pacer's slice of a second is cut). Each result is classified ({@link CosmosStatusClassifier}): written and
+ * before it is sent (retries too; a chunk larger than the pacer's slice of a second is cut). Each result
+ * is classified ({@link CosmosStatusClassifier}): written and
  * stale writes complete their offset segment; 404/409 switch between conditional patch and create at
  * once; transient failures go back after an exponential backoff with full jitter, never shorter than
  * the service's retry-after; 400/413/422 go to the DLQ and complete there.
@@ -237,7 +238,7 @@ public final class BulkWriter implements AutoCloseable {
                         if (r.status() == 429) {
                             throttled = true;
                             // A throttle is the pacer's signal while it paces: it lowers the rate; the concurrency
-                            // limit is left to 408/503 (measured: docs/sink.md, Pacing request units).
+                            // limit is left to 408/503 (why: docs/sink.md, Pacing request units).
                             congested |= !pacingOwnsThrottles();
                             metrics.throttled.increment();
                             wait = throttled(w, r.retryAfter());
