@@ -25,7 +25,9 @@ import reactor.util.retry.Retry;
 /**
  * Stages 8-9: owns every write between "handed over by the poll loop" and "durable". A window's writes
  * are sorted by logical partition and cut into chunks; each chunk is one bulk call holding one permit
- * of the {@link AimdLimiter}. Each result is classified ({@link CosmosStatusClassifier}): written and
+ * of the {@link AimdLimiter} and, while the {@link RuPacer} paces, waits for its estimated request units
+ * before it is sent (retries too; a chunk larger than the pacer's slice of a second is cut). Each result
+ * is classified ({@link CosmosStatusClassifier}): written and
  * stale writes complete their offset segment; 404/409 switch between conditional patch and create at
  * once; transient failures go back after an exponential backoff with full jitter, never shorter than
  * the service's retry-after; 400/413/422 go to the DLQ and complete there.
@@ -52,6 +54,7 @@ public final class BulkWriter implements AutoCloseable {
     private final SinkMetrics metrics;
     private final LittleSizer sizer;
     private final AimdLimiter limiter;
+    private final RuPacer pacer;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger stalledWrites = new AtomicInteger();
     private final Map<TopicPartition, AtomicInteger> inFlightByPartition = new ConcurrentHashMap<>();
@@ -76,6 +79,14 @@ public final class BulkWriter implements AutoCloseable {
                 + "latency (Little's law), within sink.concurrency.max and sink.max-in-flight-documents", sizer::target);
         metrics.gauge("tally.sink.call.latency.seconds", "median latency of the recent clean bulk calls (the sizing input)",
                 sizer::latencySeconds);
+        // Ceiling: the sink's own budget when set; else learned from 429s (RuPacer). Disabled: a rate that never binds.
+        this.pacer = settings.pacing() ? new RuPacer(settings.ruBudget(), settings.pacingMinRate(), System::nanoTime) : null;
+        if (pacer != null) {
+            metrics.gauge("tally.sink.pacing.rate", "RU/s the sink's pacer admits (learned from 429s, or sink.ru-budget); "
+                    + "0 while it is not pacing", pacer::rate);
+            metrics.gauge("tally.sink.pacing.ru.per.operation", "running mean charge of one bulk operation (the pacer's estimate)",
+                    pacer::ruPerOperation);
+        }
         metrics.gauge("tally.sink.in.flight.documents", "documents handed to Cosmos, not yet durable", inFlight::get);
         metrics.gauge("tally.sink.stalled.writes", "writes past their retry bound, retried at the longest backoff", stalledWrites::get);
     }
@@ -152,40 +163,67 @@ public final class BulkWriter implements AutoCloseable {
                 else live.add(w);
             }
             if (live.isEmpty()) return Mono.empty();
-            return limiter.acquire().then(Mono.defer(() -> call(live))).flatMap(this::followUp);
+            int slice = pacer == null ? Integer.MAX_VALUE : pacer.maxOperations();
+            for (int i = slice; i < live.size(); i += slice) { // the rest as calls of their own (see RuPacer.SLICE_SECONDS)
+                subscribe(send(new ArrayList<>(live.subList(i, Math.min(live.size(), i + slice)))));
+            }
+            return send(live.size() > slice ? new ArrayList<>(live.subList(0, slice)) : live);
         });
+    }
+
+    private Mono<Void> send(List<BucketWrite> writes) {
+        return limiter.acquire().then(Mono.defer(() -> paced(writes))).flatMap(this::followUp);
+    }
+
+    /**
+     * Waits for the call's estimated request units, holding its permit: the permit bounds how many calls are
+     * reserved ahead (and so how long a reservation waits), and a call that waited for tokens before its permit
+     * would let the tokens it reserved pass unused.
+     */
+    private Mono<Outcome> paced(List<BucketWrite> writes) {
+        if (pacer == null) return call(writes, null);
+        RuPacer.Ticket ticket = pacer.reserve(writes.size());
+        metrics.pacingWait.record(ticket.waitNanos(), TimeUnit.NANOSECONDS);
+        if (ticket.waitNanos() == 0) return call(writes, ticket);
+        return Mono.delay(Duration.ofNanos(ticket.waitNanos())).then(Mono.defer(() -> call(writes, ticket)));
     }
 
     private record Outcome(List<BucketWrite> now, List<BucketWrite> later, Duration delay, List<Mono<Void>> deadLetters) {}
 
-    private Mono<Outcome> call(List<BucketWrite> writes) {
+    private Mono<Outcome> call(List<BucketWrite> writes, RuPacer.Ticket ticket) {
         long t0 = System.nanoTime();
+        metrics.operationsSent.increment(writes.size());
         for (BucketWrite w : writes) {
             if (w.attempt++ == 0) w.firstAttemptNanos = t0;
         }
         return executor.execute(writes).collectList()
                 .onErrorResume(e -> Mono.just(writes.stream() // the whole call failed: every write gets the call's error
                         .map(w -> new ItemResult(w, statusOf(e), 0, Duration.ZERO, 0, e)).toList()))
-                .map(results -> handle(writes, results, System.nanoTime() - t0));
+                .map(results -> handle(writes, results, System.nanoTime() - t0, ticket));
     }
 
     private static int statusOf(Throwable e) {
         return e instanceof com.azure.cosmos.CosmosException ce ? ce.getStatusCode() : 0;
     }
 
-    private Outcome handle(List<BucketWrite> writes, List<ItemResult> results, long callNanos) {
+    private Outcome handle(List<BucketWrite> writes, List<ItemResult> results, long callNanos, RuPacer.Ticket ticket) {
         metrics.call(writes.size(), Duration.ofNanos(callNanos));
         List<BucketWrite> now = new ArrayList<>();
         List<BucketWrite> later = new ArrayList<>();
         List<Mono<Void>> dead = new ArrayList<>();
         Duration delay = Duration.ZERO;
         boolean congested = false;
+        boolean throttled = false;
+        double charge = 0;
+        int charged = 0;
         Map<BucketWrite, Boolean> answered = new IdentityHashMap<>();
         try {
             for (ItemResult r : results) {
                 BucketWrite w = r.write();
                 answered.put(w, true);
                 metrics.requestUnits.increment(r.requestCharge());
+                charge += r.requestCharge();
+                if (r.status() != 429 && r.status() != 0) charged++;
                 w.lastStatus = r.status();
                 w.lastSubStatus = r.subStatus();
                 Decision d = CosmosStatusClassifier.classify(r.status(), r.subStatus(), w.kind);
@@ -195,13 +233,17 @@ public final class BulkWriter implements AutoCloseable {
                     case CREATE_INSTEAD -> { w.kind = WriteKind.CREATE; now.add(w); }
                     case PATCH_INSTEAD -> { w.kind = WriteKind.PATCH_IF_NEWER; now.add(w); }
                     case RETRY, RETRY_CONGESTED -> {
-                        congested |= d == Decision.RETRY_CONGESTED;
                         metrics.retry(r.status(), r.subStatus());
                         Duration wait;
                         if (r.status() == 429) {
+                            throttled = true;
+                            // A throttle is the pacer's signal while it paces: it lowers the rate; the concurrency
+                            // limit is left to 408/503 (why: docs/sink.md, Pacing request units).
+                            congested |= !pacingOwnsThrottles();
                             metrics.throttled.increment();
                             wait = throttled(w, r.retryAfter());
                         } else {
+                            congested |= d == Decision.RETRY_CONGESTED;
                             wait = backoff(w, r.retryAfter());
                         }
                         if (wait.compareTo(delay) > 0) delay = wait;
@@ -222,7 +264,8 @@ public final class BulkWriter implements AutoCloseable {
             }
         } finally {
             // Only clean calls size the limit: a throttled call's latency measures the congestion, not the service time.
-            if (!congested) sizer.record(writes.size(), callNanos);
+            if (!congested && !throttled) sizer.record(writes.size(), callNanos);
+            if (ticket != null) pacer.settle(ticket, charge, charged, throttled);
             limiter.release(congested);
         }
         return new Outcome(now, later, delay, dead);
@@ -238,6 +281,11 @@ public final class BulkWriter implements AutoCloseable {
         if (!o.now().isEmpty()) subscribe(chunk(o.now()));
         if (!o.later().isEmpty()) subscribe(Mono.delay(o.delay()).then(chunk(o.later())));
         return Mono.when(o.deadLetters());
+    }
+
+    /** True when a 429 should only lower the pacer's rate and not also halve the concurrency limit. */
+    private boolean pacingOwnsThrottles() {
+        return pacer != null;
     }
 
     /**

@@ -17,7 +17,11 @@ import java.util.function.Supplier;
  * {@code tally_sink_bulk_call_operations}, {@code tally_sink_bulk_call_seconds} (p50/p95/p99),
  * {@code tally_sink_retries_total{status}}, {@code tally_sink_throttled_total},
  * {@code tally_sink_concurrency_limit}, {@code tally_sink_target_concurrency}, {@code tally_sink_call_latency_seconds},
- * {@code tally_sink_in_flight_documents}, {@code tally_sink_stalled_writes}, {@code tally_sink_consumer_lag}.
+ * {@code tally_sink_in_flight_documents}, {@code tally_sink_stalled_writes}, {@code tally_sink_consumer_lag},
+ * {@code tally_sink_operations_sent_total} (bulk operations sent, retries included: the 429 share is
+ * {@code tally_sink_throttled_total} over it), {@code tally_sink_pacing_rate} (RU/s the {@link RuPacer} admits, 0 while it
+ * is not pacing), {@code tally_sink_pacing_ru_per_operation}, {@code tally_sink_pacing_wait_seconds} (time calls waited
+ * for tokens: count, sum, max).
  * RU/s, documents/s and the throttle rate are {@code rate()} of the counters.
  *
  * <p>Thread-safe (Micrometer meters are).
@@ -30,6 +34,8 @@ public final class SinkMetrics {
     final Counter deadLettered;
     final Counter requestUnits;
     final Counter throttled;
+    final Counter operationsSent;
+    final Timer pacingWait;
     final DistributionSummary coalescing;
     final DistributionSummary callSize;
     final Timer callLatency;
@@ -44,6 +50,10 @@ public final class SinkMetrics {
         deadLettered = docs("dead_lettered");
         requestUnits = Counter.builder("tally.sink.request.units").description("RU charged for sink writes").register(registry);
         throttled = Counter.builder("tally.sink.throttled").description("operations answered 429").register(registry);
+        operationsSent = Counter.builder("tally.sink.operations.sent").description("bulk operations sent, retries included")
+                .register(registry);
+        pacingWait = Timer.builder("tally.sink.pacing.wait").description("time a bulk call waited for request-unit tokens")
+                .register(registry);
         coalescing = DistributionSummary.builder("tally.sink.window.coalescing.ratio")
                 .description("updates per written document, per window").register(registry);
         callSize = DistributionSummary.builder("tally.sink.bulk.call.operations").description("operations per bulk call")

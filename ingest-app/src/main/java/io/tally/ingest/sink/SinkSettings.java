@@ -19,13 +19,16 @@ import java.util.List;
  * @param maxInFlightDocuments documents submitted to Cosmos and not yet durable; at the cap the consumer pauses
  * @param throttleRetriesInSdk 429 retries the SDK makes itself before the sink sees the 429 (0: the sink owns them)
  * @param targetRate          documents per second the concurrency limit is sized for (Little's law, {@link LittleSizer})
+ * @param pacing              client-side RU pacing on ({@link RuPacer})
+ * @param pacingMinRate       RU/s the pacer never slows below
  */
 public record SinkSettings(String groupId, Duration pollTimeout,
                            int windowMaxDocuments, Duration flushWindow, int maxInFlightDocuments, Duration commitInterval,
                            Duration revokeDrainTimeout, int chunkSize, int microBatchSize, int microBatchConcurrency,
                            int concurrencyInitial, int concurrencyMin, int concurrencyMax, int targetRate,
                            int retryMaxAttempts, Duration retryInitialBackoff, Duration retryMaxBackoff, Duration retryMaxElapsed,
-                           int ruBudget, int throttleRetriesInSdk, int metricsPort) {
+                           int ruBudget, int throttleRetriesInSdk, int metricsPort,
+                           boolean pacing, int pacingMinRate) {
 
     public static final Setting<String> GROUP_ID = Setting.string("sink.group-id", "tally-sink",
             "Consumer group of the Cosmos sink.");
@@ -86,11 +89,20 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                     + "429 reaches its AIMD limiter and is retried once, by the sink, after x-ms-retry-after-ms.").atLeast(0);
     public static final Setting<Integer> METRICS_PORT = Setting.integer("sink.metrics.port", 9464,
             "Port of the Prometheus endpoint (GET /metrics) on all interfaces; 0 = any free port, -1 = off.").atLeast(-1);
+    public static final Setting<Boolean> PACING = Setting.bool("sink.pacing.enabled", true,
+            "Pace bulk calls, first attempts and retries, with a token bucket in request units fed by the charges Cosmos "
+                    + "reports, so an RU budget below demand is spent across each second instead of bursting into 429s. The rate "
+                    + "starts at sink.ru-budget (its ceiling) or, when that is 0, is learned: 0.9 x the RU/s consumed when a 429 "
+                    + "comes (over the last 2 s), growing while no 429 comes. false = AIMD and retry-after alone.");
+    public static final Setting<Integer> PACING_MIN_RATE = Setting.integer("sink.pacing.min-rate", 1000,
+            "RU/s the pacer never slows below (see sink.pacing.enabled): a 429 that is not about the budget (injected, "
+                    + "another client's burst) cannot stop the sink; from here the rate grows back by a quarter per second.").atLeast(1);
 
     public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_DOCUMENTS, FLUSH_WINDOW,
             MAX_IN_FLIGHT, COMMIT_INTERVAL, REVOKE_DRAIN, CHUNK_SIZE, MICRO_BATCH, MICRO_BATCH_CONCURRENCY, CONCURRENCY_INITIAL,
             CONCURRENCY_MIN, CONCURRENCY_MAX, TARGET_RATE, RETRY_ATTEMPTS, RETRY_INITIAL, RETRY_MAX, RETRY_ELAPSED, RU_BUDGET,
-            SDK_THROTTLE_RETRIES, METRICS_PORT);
+            SDK_THROTTLE_RETRIES, METRICS_PORT,
+            PACING, PACING_MIN_RATE);
 
     /** Cross-field checks; every problem is listed at once. */
     public SinkSettings {
@@ -130,7 +142,8 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                 window, c.get(MAX_IN_FLIGHT), c.get(COMMIT_INTERVAL), c.get(REVOKE_DRAIN), c.get(CHUNK_SIZE),
                 c.get(MICRO_BATCH), c.get(MICRO_BATCH_CONCURRENCY), c.get(CONCURRENCY_INITIAL), c.get(CONCURRENCY_MIN),
                 c.get(CONCURRENCY_MAX), c.get(TARGET_RATE), c.get(RETRY_ATTEMPTS), c.get(RETRY_INITIAL), c.get(RETRY_MAX), c.get(RETRY_ELAPSED),
-                c.get(RU_BUDGET), c.get(SDK_THROTTLE_RETRIES), c.get(METRICS_PORT));
+                c.get(RU_BUDGET), c.get(SDK_THROTTLE_RETRIES), c.get(METRICS_PORT),
+                c.get(PACING), c.get(PACING_MIN_RATE));
     }
 
     /** The defaults, for tests and tools. */

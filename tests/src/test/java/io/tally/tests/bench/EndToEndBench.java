@@ -187,9 +187,15 @@ public final class EndToEndBench {
         try (PipelineRun run = new PipelineRun("d", kafka, registry, cosmos, settings).start()) {
             control.setThroughput(run.database, PipelineRun.CONTAINER, budget);
             CosmosControl.Stats before = control.stats();
+            double sent0 = run.sinkCounter("tally.sink.operations.sent", null);
+            double throttled0 = run.sinkCounter("tally.sink.throttled", null);
             String chart = "d. RU budget (half the demand)";
             Measured m = measure(run, chart, "half the RU demand", false);
             CosmosControl.Stats after = control.stats();
+            // Over the same span (the probe's warm-up included): operations sent counts every attempt, retries too.
+            double sent = run.sinkCounter("tally.sink.operations.sent", null) - sent0;
+            double share429 = sent == 0 ? 0 : (run.sinkCounter("tally.sink.throttled", null) - throttled0) / sent;
+            double budgetUsed = m.totals.requestUnits() / m.totals.seconds() / budget;
             results.point(chart + ": request units per second", "container budget", "RU/s", 0, budget)
                     .point(chart + ": request units per second", "container budget", "RU/s", m.totals.seconds(), budget);
             double eventsPerSecond = m.totals.events() / m.totals.seconds();
@@ -204,13 +210,18 @@ public final class EndToEndBench {
                     .figure("d. RU budget", "requests answered 429 by Cosmos (sink and reads)", after.status429() - before.status429(), "requests")
                     .figure("d. RU budget", "bulk operations refused by the budget (Cosmos)",
                             after.batchOperationsThrottled() - before.batchOperationsThrottled(), "operations")
-                    .figure("d. RU budget", "peak sink consumer lag", m.totals.peakSinkLag(), "records");
+                    .figure("d. RU budget", "peak sink consumer lag", m.totals.peakSinkLag(), "records")
+                    .figure("d. RU budget", "bulk operations sent by the sink (retries included)", sent, "operations")
+                    .figure("d. RU budget", "429 share (operations answered 429 / operations sent)", 100 * share429, "%")
+                    .figure("d. RU budget", "budget used (sink RU/s / container throughput)", 100 * budgetUsed, "%");
             correctnessFigure("d. RU budget", m.verdict);
             m.freshnessFigures(this, "half the RU demand");
             results.note("d: the budget applies to the whole container, so read-service's probe reads share it with the sink "
-                    + "(as they would in production). The sink adapts (AIMD on 429) and coalesces more as its backlog grows.");
-            progress("d: %,.0f events/s (%.2fx unlimited), %,.0f 429s; %s", eventsPerSecond,
-                    eventsPerSecond / unlimitedPerSecond, m.totals.throttled(), m.verdict.summary());
+                    + "(as they would in production). The sink paces its request units (a token bucket whose rate it learns from 429s, "
+                    + "RuPacer) and coalesces more as its backlog grows.");
+            progress("d: %,.0f events/s (%.2fx unlimited), %,.0f 429s (%.1f%% of %,.0f operations sent), %.0f%% of the budget used; %s",
+                    eventsPerSecond, eventsPerSecond / unlimitedPerSecond, m.totals.throttled(), 100 * share429, sent,
+                    100 * budgetUsed, m.verdict.summary());
         } finally {
             control.reset();
         }

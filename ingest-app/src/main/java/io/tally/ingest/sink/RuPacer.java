@@ -1,0 +1,210 @@
+package io.tally.ingest.sink;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Client-side pacing of the sink's request units: a token bucket in RU that every bulk call, first attempts and
+ * retries alike, draws from before it is sent, so a budget below demand is spent evenly across each second
+ * instead of in a burst that the rest of the second answers with 429s.
+ *
+ * <p>Why: Cosmos DB (and the local endpoint) meter a container's throughput per second. Unpaced, the sink sends
+ * as fast as its concurrency allows, the second's budget is gone in its first few hundred milliseconds, every
+ * further operation is answered 429 (82% of the operations sent in the end-to-end benchmark's scenario d), and
+ * the retries come back together after the retry-after and exhaust the next second the same way.
+ *
+ * <p>The rate is learned, since the sink does not know the container's throughput (nor what reads take of it):
+ * <ul>
+ *   <li>Unknown until the first 429 (rate infinite, nothing waits), unless a ceiling ({@code sink.ru-budget}) is
+ *       given: then it starts there and never exceeds it.
+ *   <li>A call that met a 429 sets the rate to {@link #BACKOFF} × the RU/s actually consumed over the last two
+ *       seconds ({@link #SLOTS}; never above the current rate), at most once per {@link #COOLDOWN_NANOS}: the calls in flight together when
+ *       the budget ran out are one signal. Never below {@code floor}: a 429 that was not about this sink's rate (an
+ *       injected one, another client's burst) must not stop the sink.
+ *   <li>While the rate is what holds the sink back (a call had to wait in the last second) and no 429 came within
+ *       the cooldown, it grows: by {@link #PROBE_PER_SECOND} per second near the consumption at the last 429 (the
+ *       budget is about there, probe gently), by {@link #SEEK_PER_SECOND} far from it (the last 429 was not about
+ *       the budget, or the budget was raised).
+ * </ul>
+ *
+ * <p>A call {@link #reserve reserves} its estimated charge (operations × an exponentially weighted mean of RU per
+ * operation) and waits until the tokens taken before it are paid for (the bucket may go into debt by one call, as
+ * the service lets the last admitted request overdraw). {@link #settle} reconciles the estimate with the charge
+ * the responses reported (operations answered 429 cost nothing) and feeds the mean and the consumption window.
+ * Calls are kept below {@link #SLICE_SECONDS} of the rate ({@link #maxOperations()}): a 1,000-operation call is
+ * ~8,900 RU, half a second of a 17,000 RU/s budget, and metered per second two of them landing in one second
+ * overflow it whatever their spacing.
+ *
+ * <p>Pure and thread-safe: time comes from the injected clock (nanoseconds, {@link System#nanoTime} in
+ * production), waiting is the caller's ({@link Ticket#waitNanos()}); calls come from Reactor threads.
+ */
+public final class RuPacer {
+    /** Share of the recent consumption the rate drops to on a 429: under the budget with a margin for reads. */
+    static final double BACKOFF = 0.9;
+    /** One decrease per second: the service meters per second, and the calls in flight when it refused are one signal. */
+    static final long COOLDOWN_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Growth per second near the last 429's consumption: from BACKOFF back to it in ~1 s, after the cooldown. */
+    static final double PROBE_PER_SECOND = 0.1;
+    /** Growth per second away from it: from a floor of 1,000 RU/s to 17,000 RU/s in ~13 s. */
+    static final double SEEK_PER_SECOND = 0.25;
+    /** "Near" the last 429's consumption: within this share below or above it. */
+    static final double NEAR = 0.15;
+    /** Tokens an idle bucket holds, in seconds of the rate: small, so an idle sink does not burst a second's worth at once. */
+    static final double BURST_SECONDS = 0.1;
+    /** Largest call, in seconds of the rate: at most a tenth of a second's budget can land in the wrong second. */
+    static final double SLICE_SECONDS = 0.1;
+    /** RU per operation before any response: a conditional patch costs 8.89 RU on the local endpoint, a create 5.01. */
+    static final double INITIAL_RU_PER_OPERATION = 10;
+    /** Weight of 100 operations' mean charge in the running mean (a 1,000-operation call weighs 1 - 0.8^10 = 0.89). */
+    static final double WEIGHT_PER_100_OPERATIONS = 0.2;
+    /**
+     * The consumption window: {@link #SLOTS} slots of {@link #SLOT_NANOS}, two seconds. Charges are booked when a call's
+     * answer arrives, and a service that let a burst overdraw one second takes it back from the next (the local
+     * endpoint does): one second of bookings was up to twice the budget or a third of it in the end-to-end benchmark.
+     */
+    static final int SLOTS = 20;
+    static final long SLOT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** A call that waited within this long means the rate is what holds the sink back (growth is allowed). */
+    static final long LIMITED_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** What a call reserved, how long it must wait, and when it goes out (clock nanoseconds). */
+    public record Ticket(double estimate, long waitNanos, long sendNanos) {}
+
+    private final LongSupplier clock;
+    private final double floor;
+    private final double ceiling;
+    private final double[] slotCharge = new double[SLOTS];
+    private final long[] slotIndex = new long[SLOTS];
+    private double rate;
+    private double tokens;
+    private double ruPerOperation = INITIAL_RU_PER_OPERATION;
+    private double mark;
+    private long advancedAt;
+    private long lastThrottleNanos;
+    private long lastWaitNanos;
+    private long waitedNanos;
+
+    /**
+     * @param ceiling RU/s never exceeded, and the starting rate ({@code sink.ru-budget}); 0 = unknown, learned from 429s
+     * @param floor   RU/s the rate never drops below
+     * @param clock   nanoseconds, monotonic
+     */
+    public RuPacer(double ceiling, double floor, LongSupplier clock) {
+        if (floor <= 0) throw new IllegalArgumentException("floor must be > 0");
+        this.clock = clock;
+        this.floor = floor;
+        this.ceiling = ceiling > 0 ? Math.max(ceiling, floor) : Double.POSITIVE_INFINITY;
+        this.rate = this.ceiling;
+        long now = clock.getAsLong();
+        this.advancedAt = now;
+        this.lastThrottleNanos = now - COOLDOWN_NANOS;
+        this.lastWaitNanos = now - LIMITED_NANOS - 1;
+        java.util.Arrays.fill(slotIndex, Long.MIN_VALUE);
+    }
+
+    /** Takes the estimated charge of a call of {@code operations}; the caller sends it after {@link Ticket#waitNanos()}. */
+    public synchronized Ticket reserve(int operations) {
+        long now = clock.getAsLong();
+        advance(now);
+        double estimate = operations * ruPerOperation;
+        if (!pacing()) return new Ticket(estimate, 0, now);
+        long wait = tokens >= 0 ? 0 : (long) Math.ceil(-tokens / rate * 1e9);
+        tokens -= estimate;
+        if (wait > 0) {
+            lastWaitNanos = now;
+            waitedNanos += wait;
+        }
+        return new Ticket(estimate, wait, now + wait);
+    }
+
+    /**
+     * The call of {@code ticket} was answered: {@code charge} RU in all, {@code chargedOperations} of its operations
+     * answered other than 429 (those carry the charge), {@code throttled} when any was answered 429.
+     */
+    public synchronized void settle(Ticket ticket, double charge, int chargedOperations, boolean throttled) {
+        long now = clock.getAsLong();
+        advance(now);
+        if (pacing()) tokens = Math.min(capacity(), tokens + ticket.estimate() - charge);
+        if (chargedOperations > 0 && charge > 0) {
+            double weight = 1 - Math.pow(1 - WEIGHT_PER_100_OPERATIONS, chargedOperations / 100.0);
+            ruPerOperation += weight * (charge / chargedOperations - ruPerOperation);
+        }
+        book(now, charge);
+        // Only a call sent after the last decrease says the new rate is still too high: the calls sent before it
+        // (in flight, or reserved at the old rate) keep answering 429 for a while, and counting them compounded the
+        // decrease to a third of the budget in the benchmark.
+        if (throttled && now - lastThrottleNanos >= COOLDOWN_NANOS && ticket.sendNanos() > lastThrottleNanos) {
+            mark = Math.min(rate, consumed(now)); // the rate that met the 429
+            rate = clamp(BACKOFF * mark);
+            tokens = Math.min(tokens, 0); // the second's budget is spent: nothing saved up goes out at once
+            lastThrottleNanos = now;
+        }
+    }
+
+    /** True once there is a rate to keep (a ceiling, or a 429 seen); before that nothing waits. */
+    public synchronized boolean pacing() { return !Double.isInfinite(rate); }
+
+    /** RU/s admitted now; 0 while not {@link #pacing()} (exported as a gauge). */
+    public synchronized double rate() { return pacing() ? rate : 0; }
+
+    /** The running mean charge of one operation, RU. */
+    public synchronized double ruPerOperation() { return ruPerOperation; }
+
+    /** Total time calls were told to wait, nanoseconds. */
+    public synchronized long waitedNanos() { return waitedNanos; }
+
+    /** Most operations one call should carry now: {@link #SLICE_SECONDS} of the rate, at least 1; unbounded while not pacing. */
+    public synchronized int maxOperations() {
+        if (!pacing()) return Integer.MAX_VALUE;
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.floor(rate * SLICE_SECONDS / ruPerOperation)));
+    }
+
+    /** Tokens now, RU (negative: reserved ahead); for tests. */
+    synchronized double tokens() { return tokens; }
+
+    private double capacity() { return rate * BURST_SECONDS; }
+
+    private double clamp(double r) { return Math.max(floor, Math.min(ceiling, r)); }
+
+    /** Refills the bucket and grows the rate for the time since the last call. */
+    private void advance(long now) {
+        long dt = now - advancedAt;
+        if (dt <= 0) return;
+        advancedAt = now;
+        if (!pacing()) return;
+        tokens = Math.min(capacity(), tokens + rate * dt / 1e9);
+        long growing = Math.min(dt, now - lastThrottleNanos - COOLDOWN_NANOS); // not for time inside the cooldown
+        if (now - lastWaitNanos <= LIMITED_NANOS && growing > 0) {
+            boolean near = rate >= (1 - NEAR) * mark && rate <= (1 + NEAR) * mark;
+            rate = clamp(rate * Math.pow(1 + (near ? PROBE_PER_SECOND : SEEK_PER_SECOND), growing / 1e9));
+        }
+    }
+
+    private void book(long now, double charge) {
+        long index = Math.floorDiv(now, SLOT_NANOS);
+        int i = (int) Math.floorMod(index, (long) SLOTS);
+        if (slotIndex[i] != index) {
+            slotIndex[i] = index;
+            slotCharge[i] = 0;
+        }
+        slotCharge[i] += charge;
+    }
+
+    /**
+     * RU booked in the window, per second of it since its oldest booking (at least one second): after an idle
+     * stretch, a burst is not averaged with the silence before it.
+     */
+    private double consumed(long now) {
+        long index = Math.floorDiv(now, SLOT_NANOS);
+        double sum = 0;
+        long oldest = index;
+        for (int i = 0; i < SLOTS; i++) {
+            if (slotIndex[i] > index - SLOTS && slotCharge[i] > 0) {
+                sum += slotCharge[i];
+                oldest = Math.min(oldest, slotIndex[i]);
+            }
+        }
+        long span = Math.max(TimeUnit.SECONDS.toNanos(1), now - oldest * SLOT_NANOS);
+        return sum * 1e9 / span;
+    }
+}
