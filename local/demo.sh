@@ -61,6 +61,9 @@ CUSTOMER=c-0
 if ((ATTACH)); then
   [[ -n $LOADGEN_JAR ]] || die "--attach needs --loadgen-jar=PATH"
   [[ -w $STATE || -w $(dirname "$STATE") ]] || STATE=$(mktemp -d)
+else
+  # Built by ./tally build before it is used; the example queries run from it too.
+  LOADGEN_JAR=$TALLY_ROOT/loadgen/target/loadgen.jar
 fi
 LOGS=$STATE/logs
 TRUTH=$STATE/loadgen/demo-ground-truth.json
@@ -273,95 +276,6 @@ group() {
   awk -v n="$1" 'BEGIN { s = sprintf("%.0f", n); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } print s o }'
 }
 
-# --- JSON, without jq where there is none ---------------------------------------------------------
-
-# Pretty-prints one JSON document from stdin (jq when installed, else a small awk formatter).
-pretty_json() {
-  local body
-  body=$(cat)
-  # Not JSON (curl's own error message, say): as it is.
-  [[ $body == [\{\[]* ]] || { printf '%s\n' "$body"; return 0; }
-  if command -v jq >/dev/null 2>&1 && jq . <<<"$body" 2>/dev/null; then
-    return 0
-  fi
-  awk '
-    { s = s $0 "\n" }
-    function pad(n,   r) { r = ""; while (n-- > 0) r = r "  "; return r }
-    END {
-      n = length(s); d = 0; str = 0; out = ""
-      for (i = 1; i <= n; i++) {
-        c = substr(s, i, 1)
-        if (str) {
-          out = out c
-          if (c == "\\") { i++; out = out substr(s, i, 1) } else if (c == "\"") str = 0
-          continue
-        }
-        if (c == "\"") { str = 1; out = out c }
-        else if (c == "{" || c == "[") {
-          j = i + 1; while (substr(s, j, 1) ~ /[ \t\r\n]/) j++
-          e = substr(s, j, 1)
-          if ((c == "{" && e == "}") || (c == "[" && e == "]")) { out = out c e; i = j; continue }
-          d++; out = out c "\n" pad(d)
-        }
-        else if (c == "}" || c == "]") { d--; out = out "\n" pad(d) c }
-        else if (c == ",") out = out ",\n" pad(d)
-        else if (c == ":") out = out ": "
-        else if (c !~ /[ \t\r\n]/) out = out c
-      }
-      print out
-    }' <<<"$body"
-}
-
-# Keeps the first $1 lines of stdin and says how many were left out.
-trim_lines() {
-  awk -v max="$1" 'NR <= max { print } END { if (NR > max) printf "  ... (%d more lines)\n", NR - max }'
-}
-
-# Value of a number field ("sum": 12.5) in a one-document JSON answer; first occurrence.
-json_number() { # field name; JSON on stdin
-  tr -d ' \n\r\t' | grep -o "\"$1\":-\\{0,1\\}[0-9.eE+-]*" | head -n 1 | cut -d: -f2
-}
-
-# A bucket's aggregates in the ground truth file (Jackson's pretty printing: one field per line), as
-# "sum count min max". pk and id are matched literally.
-truth_bucket() { # pk id
-  awk -v pk="\"$1\"" -v id="\"$2\"" '
-    index($0, pk " : {") && !inpk { inpk = 1; next }
-    inpk && /^    }/ { exit }
-    inpk && index($0, id " : {") { inb = 1; next }
-    inb && /}/ { exit }
-    inb { gsub(/[",]/, ""); f[$1] = $3 }
-    END { if (length(f["count"])) print f["sum"], f["count"], (f["min"] == "" ? "-" : f["min"]), (f["max"] == "" ? "-" : f["max"]) }' "$TRUTH"
-}
-
-# Bucket indexes of one grade and unit of an entity in the ground truth, ascending.
-truth_buckets() { # pk grade|unit|
-  awk -v pk="\"$1\"" -v pre="\"$2" '
-    index($0, pk " : {") && !inpk { inpk = 1; next }
-    inpk && /^    }/ { exit }
-    inpk && index($0, pre) { s = $1; gsub(/[":{ ]/, "", s); n = split(s, a, "|"); print a[n] }' "$TRUTH" | sort -n
-}
-
-# "index bucket sum count" per bucket of a range answer (JSON on stdin), in the answer's order.
-range_buckets() {
-  awk '
-    { s = s $0 }
-    function field(name, pattern,   v) {
-      if (!match(s, "\"" name "\": *" pattern)) return ""
-      v = substr(s, RSTART, RLENGTH); sub(/^"[a-z]+": */, "", v); gsub(/"/, "", v)
-      return v
-    }
-    END {
-      while (match(s, /"id": *"[^"]*"/)) {
-        id = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
-        n = split(id, parts, "|"); sub(/".*/, "", parts[n])
-        print parts[n], field("bucket", "\"[^\"]*\""), field("sum", "-?[0-9.eE+-]+"), field("count", "[0-9]+")
-      }
-    }'
-}
-
-same_number() { awk -v a="${1:-x}" -v b="${2:-y}" 'BEGIN { exit !(a == b + 0 && b == a + 0) }'; }
-
 # --- 1..3: stack and apps ---------------------------------------------------------------------------
 
 mkdir -p "$LOGS" "$STATE/loadgen"
@@ -477,8 +391,6 @@ end_live_line
 out=$(<"$LOGS/loadgen.out")
 kinds=$(sed -n 's/^  by kind: //p' <<<"$out")
 expected=$(sed -n 's/^  expected: //p' <<<"$out")
-start=$(sed -n 's/^  event times from \([^ ]*\) .*/\1/p' <<<"$out")
-start_hour=$(sed -n 's/^  event times from .*(hour bucket \([0-9]*\)).*/\1/p' <<<"$out")
 accepted=$(sed -n 's/^\([0-9,]*\) events counted.*/\1/p' <<<"$expected")
 duplicates=$(sed -n 's/.* \([0-9,]*\) duplicates.*/\1/p' <<<"$expected")
 documents=$(sed -n 's/.* \([0-9,]*\) bucket documents.*/\1/p' <<<"$expected")
@@ -504,82 +416,11 @@ out "==> 5/5 summary"
 
 # --- three example queries ------------------------------------------------------------------------------
 
-PK="$DOMAIN|$CUSTOMER"
-PK_URL="${DOMAIN}%7C$CUSTOMER"
-mapfile -t hours < <(truth_buckets "$PK" "spend-per-customer|hour|")
-((${#hours[@]})) || die "the ground truth has no spend-per-customer hour bucket of $CUSTOMER ($TRUTH)"
-hour=${hours[${#hours[@]} - 1]}
-read -r t_sum t_count t_min t_max <<<"$(truth_bucket "$PK" "spend-per-customer|hour|$hour")"
-
-# Prints the command, then the pretty-printed answer, trimmed to $2 lines. A 503 or 504 (a busy
-# machine) is asked again, at most three times.
-show_query() { # path, max lines
-  local body
-  printf '\n  $ curl -s '\''%s%s'\''\n' "$SHOW_READ_URL" "$1"
-  for _ in 1 2 3; do
-    body=$(curl -sS --max-time 5 "$READ_URL$1" 2>&1) || true
-    [[ $body == *'"status":50'[34]* || $body == *'"status": 50'[34]* ]] || break
-    sleep 1
-  done
-  printf '%s\n' "$body" | pretty_json | trim_lines "$2" | sed 's/^/  /'
-  ANSWER=$body
-}
-
-out ""
-out "==> example queries (copy them; read-service answers them as long as it runs)"
-
-out ""
-out "1. point read: $CUSTOMER's spend in hour bucket $hour ($(date -u -d "@$((hour * 3600))" +%Y-%m-%dT%H:00Z 2>/dev/null || echo "hour $hour")),"
-out "   compared with loadgen's ground truth"
-path="/v1/buckets/$PK_URL/spend-per-customer%7Chour%7C$hour"
-# The sink may still be a flush behind on this bucket right after draining: look again for a few seconds.
-for _ in $(seq 1 20); do
-  sum=$(curl -fsS --max-time 2 "$READ_URL$path" 2>/dev/null | json_number sum) || sum=
-  same_number "$sum" "$t_sum" && break
-  sleep 0.5
-done
-show_query "$path" 20
-sum=$(json_number sum <<<"$ANSWER") count=$(json_number count <<<"$ANSWER")
-if same_number "$sum" "$t_sum" && same_number "$count" "$t_count"; then
-  printf '  ground truth: sum %s, count %s, min %s, max %s: read-service agrees\n' "$t_sum" "$t_count" "$t_min" "$t_max"
-else
-  printf '  ground truth: sum %s, count %s, min %s, max %s: read-service DIFFERS (sum %s, count %s)\n' \
-    "$t_sum" "$t_count" "$t_min" "$t_max" "${sum:-?}" "${count:-?}"
-  mismatch=1
-fi
-
-out ""
-out "2. range query inside $CUSTOMER's partition: its hour buckets since $start (one query, oldest first)"
-show_query "/v1/buckets/$PK_URL?grade=spend-per-customer&unit=hour&from=$start" 16
-out "  each bucket of the answer against the ground truth:"
-found=0
-while read -r index bucket sum count; do
-  found=$((found + 1))
-  read -r t_sum t_count _ <<<"$(truth_bucket "$PK" "spend-per-customer|hour|$index")"
-  if same_number "$sum" "$t_sum" && same_number "$count" "$t_count"; then verdict=agrees; else verdict="DIFFERS (ground truth: sum ${t_sum:-none}, count ${t_count:-none})"; mismatch=1; fi
-  printf '    %s  sum %s  count %s  %s\n' "$bucket" "$sum" "$count" "$verdict"
-done < <(range_buckets <<<"$ANSWER")
-if ((found != ${#hours[@]})); then
-  printf '    %d buckets in the answer, %d in the ground truth\n' "$found" "${#hours[@]}"
-  mismatch=1
-fi
-
-out ""
-last=$(($(date -u +%s) / 3600 - ${start_hour:-${hours[0]}} + 1))
-out "3. roll-up: $CUSTOMER's spend over the last $last hours (the current one included), summed by read-service"
-show_query "/v1/rollups/$PK_URL?grade=spend-per-customer&unit=hour&last=$last" 20
-t_total=0
-for h in "${hours[@]}"; do
-  read -r s _ <<<"$(truth_bucket "$PK" "spend-per-customer|hour|$h")"
-  t_total=$(awk -v a="$t_total" -v b="$s" 'BEGIN { printf "%.4f", a + b }')
-done
-sum=$(json_number sum <<<"$ANSWER")
-if same_number "$sum" "$t_total"; then
-  printf '  ground truth: %s over %d hour buckets: read-service agrees\n' "$t_total" "${#hours[@]}"
-else
-  printf '  ground truth: %s over %d hour buckets: read-service DIFFERS (%s)\n' "$t_total" "${#hours[@]}" "${sum:-?}"
-  mismatch=1
-fi
-out ""
-out "more: curl -s '$SHOW_READ_URL/v1/features/$PK_URL' (every grade's current bucket), docs/read-api.md"
-((${mismatch:-0} == 0)) || die "read-service's answers differ from loadgen's ground truth (logs in $LOGS)"
+# DemoQueries lives in the loadgen jar, beside the code that writes the ground truth, and reads that
+# file by structure. It prints each query as a curl command with read-service's answer and the
+# verdict against the ground truth; exit 1 = read-service differs.
+rc=0
+"$(java_bin)" -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$LOADGEN_JAR" io.tally.loadgen.demo.DemoQueries \
+  --truth="$TRUTH" --read-url="$READ_URL" --show-read-url="$SHOW_READ_URL" --customer="$CUSTOMER" || rc=$?
+((rc != 1)) || die "read-service's answers differ from loadgen's ground truth (logs in $LOGS)"
+((rc == 0)) || die "the example queries could not be asked (exit $rc; see above)"
