@@ -72,6 +72,7 @@ public final class AggregationBench {
         // first runs on a cold JVM (JIT compilation takes a core for most of it on 2 cores), the second is the
         // steady state a long-running instance sees. The ratio is taken from the second round.
         List<String> rows = new ArrayList<>();
+        List<String> threadRows = new ArrayList<>();
         Result ceiling = null, tally = null;
         for (String round : List.of("cold", "warm")) {
             Topics.Names roundTopics = new Topics.Names(topics.transactions(), prefix + round + ".transactions.dlq",
@@ -86,6 +87,8 @@ public final class AggregationBench {
                     List.of(roundTopics.bucketUpdates()), APP_DEFAULTS);
             rows.add(ceiling.row(events));
             rows.add(tally.row(events));
+            threadRows.add(ceiling.thread().row(ceiling.name(), events));
+            threadRows.add(tally.thread().row(tally.name(), events));
         }
         double ratio = (events / tally.seconds()) / (events / ceiling.seconds());
         // The knobs between throughput and freshness, each alone against the warm round above (-Dbench.variants=false skips).
@@ -106,6 +109,7 @@ public final class AggregationBench {
                         .map(t -> TestKafka.topic(t.name(), t.partitions(), t.configs())).toList());
                 Result r = run("tally, " + knob.getKey(), kafka, tallyTopology(vt, registry), prefix + v + "-tally", 12,
                         List.of(vt.bucketUpdates()), knob.getValue());
+                threadRows.add(r.thread().row(r.name(), events));
                 variants.add(r.row(events) + String.format(Locale.ROOT, " %.2f |", r.seconds() > 0 ? tally.seconds() / r.seconds() : 0));
             }
         }
@@ -120,6 +124,17 @@ public final class AggregationBench {
 
                 | topology | seconds | events/s | CPU µs per event (whole process, broker included) | output records per event | records sent per event, all topics |
                 |---|---|---|---|---|---|
+                %s
+
+                Where the stream threads' time went while the input drained (shares of the wall time, summed over the threads;
+                from Kafka Streams' thread metrics and its producer's, read at both ends of the run). The commit includes
+                stages 3 and 5 forwarding, writing and emitting what they held (`CommitHook`), then the producer's flush and
+                `commitTransaction`; waiting for producer buffer is `send` blocked on a full `buffer.memory`; blocked on Kafka
+                counts all of those and the consumer's waits in poll. Bytes allocated: by the
+                threads whose name carries the application id (stream threads, their producers and consumers):
+
+                | topology | stream thread on a CPU | commits | commit ms avg / max | in commit | producer flush | commitTransaction | waiting for producer buffer | blocked on Kafka | bytes allocated per event by its threads |
+                |---|---|---|---|---|---|---|---|---|---|
                 %s
 
                 Records sent, by topic (internal topics without the application-id prefix; counted by the producer):
@@ -138,7 +153,7 @@ public final class AggregationBench {
                 (the default rules fan an event out to 6 buckets; stage 5 emits each changed bucket once per commit
                 interval). Where the time goes, before and after each change: [aggregation-profile.md](aggregation-profile.md).
                 """, Instant.now(), Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
-                System.getProperty("java.version"), kafka.origin(), events, String.join("\n", rows),
+                System.getProperty("java.version"), kafka.origin(), events, String.join("\n", rows), String.join("\n", threadRows),
                 (ceiling.writtenRows(events) + tally.writtenRows(events)).strip(), String.join("\n", variants), ratio, (double) updates / events);
         System.out.println(report);
         if (out != null) {
@@ -172,7 +187,7 @@ public final class AggregationBench {
         return b.build();
     }
 
-    record Result(String name, double seconds, double cpuSeconds, long outputRecords, Map<String, Long> written) {
+    record Result(String name, double seconds, double cpuSeconds, long outputRecords, Map<String, Long> written, ThreadTime thread) {
         String row(int events) {
             long all = written.values().stream().mapToLong(Long::longValue).sum();
             return String.format(Locale.ROOT, "| %s | %.1f | %,.0f | %.0f | %.2f | %.2f |", name, seconds, events / seconds,
@@ -207,10 +222,17 @@ public final class AggregationBench {
             if (!running.await(120, TimeUnit.SECONDS)) throw new IllegalStateException(name + " did not reach RUNNING");
             long t0 = System.nanoTime();
             long cpu0 = cpuNanos();
+            Map<String, Double> thread0 = threadTimes(streams);
+            long alloc0 = allocatedBytes(appId);
+            long streamCpu0 = streamThreadCpuNanos(appId);
             awaitDrained(admin, appId, inputPartitions);
             double seconds = (System.nanoTime() - t0) / 1e9;
             double cpuSeconds = (cpuNanos() - cpu0) / 1e9;
-            System.err.printf(Locale.ROOT, "%s: %.1f s, process CPU %.0f%%%n", name, seconds, 100.0 * cpuSeconds / seconds);
+            int tasks = streams.metadataForLocalThreads().stream().mapToInt(t -> t.activeTasks().size()).sum();
+            ThreadTime thread = ThreadTime.between(thread0, threadTimes(streams), seconds, tasks,
+                    (streamThreadCpuNanos(appId) - streamCpu0) / (seconds * 1e9), allocatedBytes(appId) - alloc0);
+            System.err.printf(Locale.ROOT, "%s: %.1f s, process CPU %.0f%%; stream threads: %s%n", name, seconds,
+                    100.0 * cpuSeconds / seconds, thread);
             // Every record this topology's producer sent, by topic: outputs, repartition and changelogs. Counted at
             // the producer because Streams purges repartition records once they are consumed.
             Map<String, Long> written = new java.util.TreeMap<>();
@@ -224,8 +246,82 @@ public final class AggregationBench {
             streams.close(Duration.ofSeconds(30));
             long output = 0;
             for (String t : outputs) output += countRecords(kafka, t);
-            return new Result(name, seconds, cpuSeconds, output, written);
+            return new Result(name, seconds, cpuSeconds, output, written, thread);
         }
+    }
+
+    /**
+     * Where the stream threads' time went while the input drained, from cumulative metrics read at both ends of the
+     * run (summed over the threads, as a share of the run's wall time, so 2 threads can add up to 2.0): on a CPU, in the
+     * commit (commit-latency-avg x commit-total x tasks: Kafka Streams records a commit's latency divided by the tasks it
+     * committed; flushing the stores, the producer and committing the transaction), of that
+     * blocked in the producer's flush and commitTransaction, and blocked on Kafka in all (blocked-time-ns-total: also
+     * the consumer's poll waits).
+     */
+    record ThreadTime(double cpu, double commits, double commitMsAvg, double commitMsMax, double inCommit, double producerFlush,
+                      double commitTransaction, double bufferWait, double blocked, long allocatedBytes) {
+        static ThreadTime between(Map<String, Double> a, Map<String, Double> b, double seconds, int tasks, double cpu,
+                                  long allocatedBytes) {
+            double commits = b.get("commit-total") - a.get("commit-total");
+            double wallNs = seconds * 1e9;
+            return new ThreadTime(cpu, commits, b.get("commit-latency-avg") * tasks, b.get("commit-latency-max") * tasks,
+                    commits * b.get("commit-latency-avg") * tasks * 1e6 / wallNs,
+                    (b.get("flush-time-ns-total") - a.get("flush-time-ns-total")) / wallNs,
+                    (b.get("txn-commit-time-ns-total") - a.get("txn-commit-time-ns-total")) / wallNs,
+                    (b.get("bufferpool-wait-time-ns-total") - a.get("bufferpool-wait-time-ns-total")) / wallNs,
+                    (b.get("blocked-time-ns-total") - a.get("blocked-time-ns-total")) / wallNs, allocatedBytes);
+        }
+
+        String row(String name, int events) {
+            return String.format(Locale.ROOT, "| %s | %.2f | %.0f | %.0f / %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %,.0f |", name, cpu, commits, commitMsAvg,
+                    commitMsMax, inCommit, producerFlush, commitTransaction, bufferWait, blocked, (double) allocatedBytes / events);
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "on a CPU %.2f, %.0f commits (%.0f ms avg, %.0f max), in commit %.2f, producer flush %.2f, "
+                    + "commitTransaction %.2f, waiting for producer buffer %.2f, blocked on Kafka %.2f of the wall time; %,d MB allocated", cpu,
+                    commits, commitMsAvg, commitMsMax, inCommit, producerFlush, commitTransaction, bufferWait, blocked, allocatedBytes >> 20);
+        }
+    }
+
+    /** CPU time so far of the live stream threads of this application id (not their producers' network threads). */
+    private static long streamThreadCpuNanos(String appId) {
+        var threads = ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().contains(appId) && t.getName().contains("StreamThread") && !t.getName().contains("producer")) {
+                sum += Math.max(0, threads.getThreadCpuTime(t.getId()));
+            }
+        }
+        return sum;
+    }
+
+    /** Bytes allocated so far by the live threads whose name carries the application id. */
+    private static long allocatedBytes(String appId) {
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().contains(appId)) sum += Math.max(0, threads.getThreadAllocatedBytes(t.getId()));
+        }
+        return sum;
+    }
+
+    /** Stream-thread and producer metrics summed over the threads (averages and maxima: the largest). */
+    private static Map<String, Double> threadTimes(KafkaStreams streams) {
+        List<String> summed = List.of("commit-total", "blocked-time-ns-total", "flush-time-ns-total", "txn-commit-time-ns-total",
+                "bufferpool-wait-time-ns-total");
+        List<String> largest = List.of("commit-latency-avg", "commit-latency-max");
+        Map<String, Double> m = new HashMap<>();
+        summed.forEach(k -> m.put(k, 0.0));
+        largest.forEach(k -> m.put(k, 0.0));
+        streams.metrics().forEach((id, metric) -> {
+            boolean ours = id.group().equals("stream-thread-metrics") || id.group().equals("producer-metrics");
+            if (!ours || !(metric.metricValue() instanceof Number n) || Double.isNaN(n.doubleValue())) return;
+            if (summed.contains(id.name())) m.merge(id.name(), n.doubleValue(), Double::sum);
+            else if (largest.contains(id.name()) && id.group().equals("stream-thread-metrics")) m.merge(id.name(), n.doubleValue(), Math::max);
+        });
+        return m;
     }
 
     private static long cpuNanos() {
