@@ -100,6 +100,8 @@ public final class AggregationBench {
             knobs.put("2 stream threads", with(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2));
             knobs.put("producer batches 16 KB, linger 100 ms (Kafka Streams' defaults)", with(StreamsConfig.producerPrefix("batch.size"),
                     16 * 1024, StreamsConfig.producerPrefix("linger.ms"), 100));
+            knobs.put("consumer fetches up to 1 MB per partition (Kafka's default)", with(StreamsConfig.consumerPrefix("max.partition.fetch.bytes"),
+                    1 << 20));
             int i = 0;
             for (var knob : knobs.entrySet()) {
                 String v = "v" + i++;
@@ -113,6 +115,16 @@ public final class AggregationBench {
                 variants.add(r.row(events) + String.format(Locale.ROOT, " %.2f |", r.seconds() > 0 ? tally.seconds() / r.seconds() : 0));
             }
         }
+        // The ceiling given ingest-app's consumer fetch size too, so the ratio is also stated against a ceiling with the
+        // same consumer (8 MB fetches help a plain count as well).
+        kafka.createTopics(List.of(TestKafka.topic(prefix + "fetch.counts", 6, Map.of())));
+        String fetchKey = StreamsConfig.consumerPrefix("max.partition.fetch.bytes");
+        Result fetchCeiling = run("count-per-key (warm), consumer fetches up to 8 MB per partition", kafka,
+                countPerKey(topics, prefix + "fetch.counts"), prefix + "fetch-ceiling", 6, List.of(prefix + "fetch.counts"),
+                Map.of(fetchKey, APP_DEFAULTS.get(fetchKey)));
+        threadRows.add(fetchCeiling.thread().row(fetchCeiling.name(), events));
+        rows.add(fetchCeiling.row(events));
+        double fetchRatio = fetchCeiling.seconds() / tally.seconds();
         long updates = tally.outputRecords();
         String report = String.format(Locale.ROOT, """
                 ## Aggregation: transactions -> bucket-updates (%s)
@@ -120,7 +132,8 @@ public final class AggregationBench {
                 Machine: %d cores, %d MiB max heap, Java %s, broker %s. Command: see `AggregationBench` javadoc.
                 Input: %,d events from loadgen (Zipf over 100,000 customers, default fractions of duplicates and bad records).
                 Tally runs at ingest-app's defaults (no record cache, commit interval 1 s, producer batches 256 KB with a 20 ms
-                linger); the ceiling at Kafka Streams' own.
+                linger, consumer fetches up to 8 MB per partition); the ceiling at Kafka Streams' own (the last row: with
+                ingest-app's fetch size too).
 
                 | topology | seconds | events/s | CPU µs per event (whole process, broker included) | output records per event | records sent per event, all topics |
                 |---|---|---|---|---|---|
@@ -129,12 +142,12 @@ public final class AggregationBench {
                 Where the stream threads' time went while the input drained (shares of the wall time, summed over the threads;
                 from Kafka Streams' thread metrics and its producer's, read at both ends of the run). The commit includes
                 stages 3 and 5 forwarding, writing and emitting what they held (`CommitHook`), then the producer's flush and
-                `commitTransaction`; waiting for producer buffer is `send` blocked on a full `buffer.memory`; blocked on Kafka
-                counts all of those and the consumer's waits in poll. Bytes allocated: by the
-                threads whose name carries the application id (stream threads, their producers and consumers):
+                `commitTransaction`; waiting for producer buffer is `send` blocked on a full `buffer.memory`; consumer waiting
+                for fetches is the main consumer's io-wait time in poll; blocked on Kafka counts all of those. Bytes
+                allocated: by the threads whose name carries the application id (stream threads, producers, consumers):
 
-                | topology | stream thread on a CPU | commits | commit ms avg / max | in commit | producer flush | commitTransaction | waiting for producer buffer | blocked on Kafka | bytes allocated per event by its threads |
-                |---|---|---|---|---|---|---|---|---|---|
+                | topology | stream thread on a CPU | commits | commit ms avg / max | in commit | producer flush | commitTransaction | waiting for producer buffer | consumer waiting for fetches | blocked on Kafka | bytes allocated per event by its threads |
+                |---|---|---|---|---|---|---|---|---|---|---|
                 %s
 
                 Records sent, by topic (internal topics without the application-id prefix; counted by the producer):
@@ -149,12 +162,13 @@ public final class AggregationBench {
                 |---|---|---|---|---|---|---|
                 %s
 
-                Tally / ceiling throughput, warm round: **%.2f** (aim: at least 0.33). Bucket updates emitted per input event: %.2f
+                Tally / ceiling throughput, warm round: **%.2f** (aim: at least 0.33); against a ceiling that also fetches up to
+                8 MB per partition (its row above): %.2f. Bucket updates emitted per input event: %.2f
                 (the default rules fan an event out to 6 buckets; stage 5 emits each changed bucket once per commit
                 interval). Where the time goes, before and after each change: [aggregation-profile.md](aggregation-profile.md).
                 """, Instant.now(), Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
                 System.getProperty("java.version"), kafka.origin(), events, String.join("\n", rows), String.join("\n", threadRows),
-                (ceiling.writtenRows(events) + tally.writtenRows(events)).strip(), String.join("\n", variants), ratio, (double) updates / events);
+                (ceiling.writtenRows(events) + tally.writtenRows(events)).strip(), String.join("\n", variants), ratio, fetchRatio, (double) updates / events);
         System.out.println(report);
         if (out != null) {
             Files.createDirectories(out.toAbsolutePath().getParent());
@@ -259,7 +273,7 @@ public final class AggregationBench {
      * the consumer's poll waits).
      */
     record ThreadTime(double cpu, double commits, double commitMsAvg, double commitMsMax, double inCommit, double producerFlush,
-                      double commitTransaction, double bufferWait, double blocked, long allocatedBytes) {
+                      double commitTransaction, double bufferWait, double pollWait, double blocked, long allocatedBytes) {
         static ThreadTime between(Map<String, Double> a, Map<String, Double> b, double seconds, int tasks, double cpu,
                                   long allocatedBytes) {
             double commits = b.get("commit-total") - a.get("commit-total");
@@ -269,19 +283,20 @@ public final class AggregationBench {
                     (b.get("flush-time-ns-total") - a.get("flush-time-ns-total")) / wallNs,
                     (b.get("txn-commit-time-ns-total") - a.get("txn-commit-time-ns-total")) / wallNs,
                     (b.get("bufferpool-wait-time-ns-total") - a.get("bufferpool-wait-time-ns-total")) / wallNs,
+                    (b.get("consumer-io-wait") - a.get("consumer-io-wait")) / wallNs,
                     (b.get("blocked-time-ns-total") - a.get("blocked-time-ns-total")) / wallNs, allocatedBytes);
         }
 
         String row(String name, int events) {
-            return String.format(Locale.ROOT, "| %s | %.2f | %.0f | %.0f / %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %,.0f |", name, cpu, commits, commitMsAvg,
-                    commitMsMax, inCommit, producerFlush, commitTransaction, bufferWait, blocked, (double) allocatedBytes / events);
+            return String.format(Locale.ROOT, "| %s | %.2f | %.0f | %.0f / %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %,.0f |", name, cpu, commits, commitMsAvg,
+                    commitMsMax, inCommit, producerFlush, commitTransaction, bufferWait, pollWait, blocked, (double) allocatedBytes / events);
         }
 
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "on a CPU %.2f, %.0f commits (%.0f ms avg, %.0f max), in commit %.2f, producer flush %.2f, "
-                    + "commitTransaction %.2f, waiting for producer buffer %.2f, blocked on Kafka %.2f of the wall time; %,d MB allocated", cpu,
-                    commits, commitMsAvg, commitMsMax, inCommit, producerFlush, commitTransaction, bufferWait, blocked, allocatedBytes >> 20);
+                    + "commitTransaction %.2f, waiting for producer buffer %.2f, consumer waiting for fetches %.2f, blocked on Kafka %.2f of the wall time; %,d MB allocated", cpu,
+                    commits, commitMsAvg, commitMsMax, inCommit, producerFlush, commitTransaction, bufferWait, pollWait, blocked, allocatedBytes >> 20);
         }
     }
 
@@ -314,9 +329,14 @@ public final class AggregationBench {
         List<String> largest = List.of("commit-latency-avg", "commit-latency-max");
         Map<String, Double> m = new HashMap<>();
         summed.forEach(k -> m.put(k, 0.0));
+        m.put("consumer-io-wait", 0.0);
         largest.forEach(k -> m.put(k, 0.0));
         streams.metrics().forEach((id, metric) -> {
             boolean ours = id.group().equals("stream-thread-metrics") || id.group().equals("producer-metrics");
+            if (id.group().equals("consumer-metrics") && id.name().equals("io-wait-time-ns-total")
+                    && id.tags().getOrDefault("client-id", "").matches(".*StreamThread-\\d+-consumer") && metric.metricValue() instanceof Number n) {
+                m.merge("consumer-io-wait", n.doubleValue(), Double::sum);
+            }
             if (!ours || !(metric.metricValue() instanceof Number n) || Double.isNaN(n.doubleValue())) return;
             if (summed.contains(id.name())) m.merge(id.name(), n.doubleValue(), Double::sum);
             else if (largest.contains(id.name()) && id.group().equals("stream-thread-metrics")) m.merge(id.name(), n.doubleValue(), Math::max);
