@@ -124,6 +124,12 @@ public final class AggregationBench {
                 Map.of(fetchKey, APP_DEFAULTS.get(fetchKey)));
         threadRows.add(fetchCeiling.thread().row(fetchCeiling.name(), events));
         rows.add(fetchCeiling.row(events));
+        // And with 2 stream threads, to set beside the knob row of Tally with 2 (the ratio stays single-threaded).
+        kafka.createTopics(List.of(TestKafka.topic(prefix + "threads.counts", 6, Map.of())));
+        Result twoThreadCeiling = run("count-per-key (warm), 2 stream threads", kafka, countPerKey(topics, prefix + "threads.counts"),
+                prefix + "threads-ceiling", 6, List.of(prefix + "threads.counts"), Map.of(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2));
+        threadRows.add(twoThreadCeiling.thread().row(twoThreadCeiling.name(), events));
+        rows.add(twoThreadCeiling.row(events));
         double fetchRatio = fetchCeiling.seconds() / tally.seconds();
         long updates = tally.outputRecords();
         String report = String.format(Locale.ROOT, """
@@ -132,8 +138,8 @@ public final class AggregationBench {
                 Machine: %d cores, %d MiB max heap, Java %s, broker %s. Command: see `AggregationBench` javadoc.
                 Input: %,d events from loadgen (Zipf over 100,000 customers, default fractions of duplicates and bad records).
                 Tally runs at ingest-app's defaults (no record cache, commit interval 1 s, producer batches 256 KB with a 20 ms
-                linger, consumer fetches up to 8 MB per partition); the ceiling at Kafka Streams' own (the last row: with
-                ingest-app's fetch size too).
+                linger, consumer fetches up to 8 MB per partition); the ceiling at Kafka Streams' own (the last two rows: with
+                ingest-app's fetch size, and with 2 stream threads, for the knob rows below).
 
                 | topology | seconds | events/s | CPU µs per event (whole process, broker included) | output records per event | records sent per event, all topics |
                 |---|---|---|---|---|---|
