@@ -2,10 +2,8 @@ package io.tally.ingest.topology;
 
 import io.tally.model.BucketDocument;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -38,11 +36,24 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
     private final String storeName;
     private final String commitHookStore;
     private final BucketStarts starts = new BucketStarts();
-    private final Map<String, ValueAndTimestamp<BucketDocument>> changed = new LinkedHashMap<>();
-    private final Set<String> created = new HashSet<>(); // keys of changed buckets the store did not hold
+    /** Buckets changed since the last write, in the order first changed; one lookup per delta, updated in place. */
+    private final Map<String, Changed> changed = new LinkedHashMap<>();
     private ProcessorContext<String, BucketDocument> context;
     private TimestampedKeyValueStore<String, BucketDocument> buckets;
     private boolean holdUntilCommit;
+
+    /** A changed bucket: its newest value, the newest record timestamp that changed it, and whether the store lacked it. */
+    private static final class Changed {
+        BucketDocument value;
+        long timestamp;
+        final boolean created;
+
+        Changed(BucketDocument value, long timestamp, boolean created) {
+            this.value = value;
+            this.timestamp = timestamp;
+            this.created = created;
+        }
+    }
 
     BucketAggregator(String storeName, String commitHookStore) {
         this.storeName = storeName;
@@ -64,13 +75,15 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
         long ts = record.timestamp();
         for (EntityDeltas.Delta d : bundle.deltas()) {
             String key = bundle.bucketKey(d);
-            ValueAndTimestamp<BucketDocument> current = changed.get(key);
-            if (current == null) {
-                current = buckets.get(key);
-                if (current == null) created.add(key);
+            Changed bucket = changed.get(key);
+            if (bucket == null) {
+                ValueAndTimestamp<BucketDocument> stored = buckets.get(key);
+                bucket = stored == null ? new Changed(null, ts, true) : new Changed(stored.value(), Math.max(ts, stored.timestamp()), false);
+                changed.put(key, bucket);
+            } else {
+                bucket.timestamp = Math.max(ts, bucket.timestamp);
             }
-            BucketDocument next = BucketMath.apply(current == null ? null : current.value(), bundle.pk(), d, starts);
-            changed.put(key, ValueAndTimestamp.make(next, current == null ? ts : Math.max(ts, current.timestamp())));
+            bucket.value = BucketMath.apply(bucket.value, bundle.pk(), d, starts);
         }
         if (!holdUntilCommit || changed.size() >= MAX_CHANGED) writeChanged();
     }
@@ -78,14 +91,13 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
     private void writeChanged() {
         if (changed.isEmpty()) return;
         String now = Instant.now().toString();
-        for (Map.Entry<String, ValueAndTimestamp<BucketDocument>> e : changed.entrySet()) {
-            ValueAndTimestamp<BucketDocument> bucket = e.getValue();
-            buckets.put(e.getKey(), bucket);
-            Record<String, BucketDocument> out = new Record<>(e.getKey(), bucket.value().withUpdatedAt(now), bucket.timestamp());
-            context.forward(created.contains(e.getKey()) ? out.withHeaders(new RecordHeaders().add(BucketDocumentSerde.CREATED_HEADER, CREATED))
-                    : out);
+        for (Map.Entry<String, Changed> e : changed.entrySet()) {
+            Changed bucket = e.getValue();
+            buckets.put(e.getKey(), ValueAndTimestamp.make(bucket.value, bucket.timestamp));
+            RecordHeaders headers = new RecordHeaders();
+            if (bucket.created) headers.add(BucketDocumentSerde.CREATED_HEADER, CREATED);
+            context.forward(new Record<>(e.getKey(), bucket.value.withUpdatedAt(now), bucket.timestamp, headers));
         }
         changed.clear();
-        created.clear();
     }
 }

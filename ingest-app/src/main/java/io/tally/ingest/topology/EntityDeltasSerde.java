@@ -108,7 +108,15 @@ public final class EntityDeltasSerde {
 
     private static int amountSize(BigDecimal a) {
         if (a == null) return 1;
-        return a.unscaledValue().bitLength() < 64 ? 1 + 8 : 1 + 1 + 2 + a.unscaledValue().toByteArray().length;
+        return fitsLong(a) ? 1 + 8 : 1 + 1 + 2 + a.unscaledValue().toByteArray().length;
+    }
+
+    /**
+     * Whether the unscaled value fits a long. Up to 18 digits it does, which {@code precision} tells without making the
+     * BigInteger that {@code unscaledValue} makes of every decimal (it was a top frame of stage 3's commit).
+     */
+    private static boolean fitsLong(BigDecimal a) {
+        return a.precision() <= 18 || a.unscaledValue().bitLength() < 64;
     }
 
     private static void amount(ByteBuffer out, BigDecimal a) {
@@ -117,9 +125,9 @@ public final class EntityDeltasSerde {
             return;
         }
         if (a.scale() < 0 || a.scale() > MAX_SCALE) throw new SerializationException("amount scale " + a.scale() + " out of range");
-        if (a.unscaledValue().bitLength() < 64) {
+        if (fitsLong(a)) {
             out.put((byte) a.scale());
-            out.putLong(a.unscaledValue().longValueExact());
+            out.putLong(a.precision() <= 18 ? CompactBucketSerde.unscaledLong(a) : a.unscaledValue().longValueExact());
         } else {
             out.put((byte) (a.scale() | BIG_AMOUNT));
             out.put((byte) 0); // reserved

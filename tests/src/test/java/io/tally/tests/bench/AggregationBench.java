@@ -72,6 +72,7 @@ public final class AggregationBench {
         // first runs on a cold JVM (JIT compilation takes a core for most of it on 2 cores), the second is the
         // steady state a long-running instance sees. The ratio is taken from the second round.
         List<String> rows = new ArrayList<>();
+        List<String> threadRows = new ArrayList<>();
         Result ceiling = null, tally = null;
         for (String round : List.of("cold", "warm")) {
             Topics.Names roundTopics = new Topics.Names(topics.transactions(), prefix + round + ".transactions.dlq",
@@ -86,6 +87,8 @@ public final class AggregationBench {
                     List.of(roundTopics.bucketUpdates()), APP_DEFAULTS);
             rows.add(ceiling.row(events));
             rows.add(tally.row(events));
+            threadRows.add(ceiling.thread().row(ceiling.name(), events));
+            threadRows.add(tally.thread().row(tally.name(), events));
         }
         double ratio = (events / tally.seconds()) / (events / ceiling.seconds());
         // The knobs between throughput and freshness, each alone against the warm round above (-Dbench.variants=false skips).
@@ -97,6 +100,8 @@ public final class AggregationBench {
             knobs.put("2 stream threads", with(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2));
             knobs.put("producer batches 16 KB, linger 100 ms (Kafka Streams' defaults)", with(StreamsConfig.producerPrefix("batch.size"),
                     16 * 1024, StreamsConfig.producerPrefix("linger.ms"), 100));
+            knobs.put("consumer fetches up to 1 MB per partition (Kafka's default)", with(StreamsConfig.consumerPrefix("max.partition.fetch.bytes"),
+                    1 << 20));
             int i = 0;
             for (var knob : knobs.entrySet()) {
                 String v = "v" + i++;
@@ -106,9 +111,26 @@ public final class AggregationBench {
                         .map(t -> TestKafka.topic(t.name(), t.partitions(), t.configs())).toList());
                 Result r = run("tally, " + knob.getKey(), kafka, tallyTopology(vt, registry), prefix + v + "-tally", 12,
                         List.of(vt.bucketUpdates()), knob.getValue());
+                threadRows.add(r.thread().row(r.name(), events));
                 variants.add(r.row(events) + String.format(Locale.ROOT, " %.2f |", r.seconds() > 0 ? tally.seconds() / r.seconds() : 0));
             }
         }
+        // The ceiling given ingest-app's consumer fetch size too, so the ratio is also stated against a ceiling with the
+        // same consumer (8 MB fetches help a plain count as well).
+        kafka.createTopics(List.of(TestKafka.topic(prefix + "fetch.counts", 6, Map.of())));
+        String fetchKey = StreamsConfig.consumerPrefix("max.partition.fetch.bytes");
+        Result fetchCeiling = run("count-per-key (warm), consumer fetches up to 8 MB per partition", kafka,
+                countPerKey(topics, prefix + "fetch.counts"), prefix + "fetch-ceiling", 6, List.of(prefix + "fetch.counts"),
+                Map.of(fetchKey, APP_DEFAULTS.get(fetchKey)));
+        threadRows.add(fetchCeiling.thread().row(fetchCeiling.name(), events));
+        rows.add(fetchCeiling.row(events));
+        // And with 2 stream threads, to set beside the knob row of Tally with 2 (the ratio stays single-threaded).
+        kafka.createTopics(List.of(TestKafka.topic(prefix + "threads.counts", 6, Map.of())));
+        Result twoThreadCeiling = run("count-per-key (warm), 2 stream threads", kafka, countPerKey(topics, prefix + "threads.counts"),
+                prefix + "threads-ceiling", 6, List.of(prefix + "threads.counts"), Map.of(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2));
+        threadRows.add(twoThreadCeiling.thread().row(twoThreadCeiling.name(), events));
+        rows.add(twoThreadCeiling.row(events));
+        double fetchRatio = fetchCeiling.seconds() / tally.seconds();
         long updates = tally.outputRecords();
         String report = String.format(Locale.ROOT, """
                 ## Aggregation: transactions -> bucket-updates (%s)
@@ -116,10 +138,22 @@ public final class AggregationBench {
                 Machine: %d cores, %d MiB max heap, Java %s, broker %s. Command: see `AggregationBench` javadoc.
                 Input: %,d events from loadgen (Zipf over 100,000 customers, default fractions of duplicates and bad records).
                 Tally runs at ingest-app's defaults (no record cache, commit interval 1 s, producer batches 256 KB with a 20 ms
-                linger); the ceiling at Kafka Streams' own.
+                linger, consumer fetches up to 8 MB per partition); the ceiling at Kafka Streams' own (the last two rows: with
+                ingest-app's fetch size, and with 2 stream threads, for the knob rows below).
 
                 | topology | seconds | events/s | CPU µs per event (whole process, broker included) | output records per event | records sent per event, all topics |
                 |---|---|---|---|---|---|
+                %s
+
+                Where the stream threads' time went while the input drained (shares of the wall time, summed over the threads;
+                from Kafka Streams' thread metrics and its producer's, read at both ends of the run). The commit includes
+                stages 3 and 5 forwarding, writing and emitting what they held (`CommitHook`), then the producer's flush and
+                `commitTransaction`; waiting for producer buffer is `send` blocked on a full `buffer.memory`; consumer waiting
+                for fetches is the main consumer's io-wait time in poll; blocked on Kafka counts all of those. Bytes
+                allocated: by the threads whose name carries the application id (stream threads, producers, consumers):
+
+                | topology | stream thread on a CPU | commits | commit ms avg / max | in commit | producer flush | commitTransaction | waiting for producer buffer | consumer waiting for fetches | blocked on Kafka | bytes allocated per event by its threads |
+                |---|---|---|---|---|---|---|---|---|---|---|
                 %s
 
                 Records sent, by topic (internal topics without the application-id prefix; counted by the producer):
@@ -134,12 +168,13 @@ public final class AggregationBench {
                 |---|---|---|---|---|---|---|
                 %s
 
-                Tally / ceiling throughput, warm round: **%.2f** (aim: at least 0.33). Bucket updates emitted per input event: %.2f
+                Tally / ceiling throughput, warm round: **%.2f** (aim: at least 0.33); against a ceiling that also fetches up to
+                8 MB per partition (its row above): %.2f. Bucket updates emitted per input event: %.2f
                 (the default rules fan an event out to 6 buckets; stage 5 emits each changed bucket once per commit
                 interval). Where the time goes, before and after each change: [aggregation-profile.md](aggregation-profile.md).
                 """, Instant.now(), Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
-                System.getProperty("java.version"), kafka.origin(), events, String.join("\n", rows),
-                (ceiling.writtenRows(events) + tally.writtenRows(events)).strip(), String.join("\n", variants), ratio, (double) updates / events);
+                System.getProperty("java.version"), kafka.origin(), events, String.join("\n", rows), String.join("\n", threadRows),
+                (ceiling.writtenRows(events) + tally.writtenRows(events)).strip(), String.join("\n", variants), ratio, fetchRatio, (double) updates / events);
         System.out.println(report);
         if (out != null) {
             Files.createDirectories(out.toAbsolutePath().getParent());
@@ -172,7 +207,7 @@ public final class AggregationBench {
         return b.build();
     }
 
-    record Result(String name, double seconds, double cpuSeconds, long outputRecords, Map<String, Long> written) {
+    record Result(String name, double seconds, double cpuSeconds, long outputRecords, Map<String, Long> written, ThreadTime thread) {
         String row(int events) {
             long all = written.values().stream().mapToLong(Long::longValue).sum();
             return String.format(Locale.ROOT, "| %s | %.1f | %,.0f | %.0f | %.2f | %.2f |", name, seconds, events / seconds,
@@ -207,10 +242,17 @@ public final class AggregationBench {
             if (!running.await(120, TimeUnit.SECONDS)) throw new IllegalStateException(name + " did not reach RUNNING");
             long t0 = System.nanoTime();
             long cpu0 = cpuNanos();
+            Map<String, Double> thread0 = threadTimes(streams);
+            long alloc0 = allocatedBytes(appId);
+            long streamCpu0 = streamThreadCpuNanos(appId);
             awaitDrained(admin, appId, inputPartitions);
             double seconds = (System.nanoTime() - t0) / 1e9;
             double cpuSeconds = (cpuNanos() - cpu0) / 1e9;
-            System.err.printf(Locale.ROOT, "%s: %.1f s, process CPU %.0f%%%n", name, seconds, 100.0 * cpuSeconds / seconds);
+            int tasks = streams.metadataForLocalThreads().stream().mapToInt(t -> t.activeTasks().size()).sum();
+            ThreadTime thread = ThreadTime.between(thread0, threadTimes(streams), seconds, tasks,
+                    (streamThreadCpuNanos(appId) - streamCpu0) / (seconds * 1e9), allocatedBytes(appId) - alloc0);
+            System.err.printf(Locale.ROOT, "%s: %.1f s, process CPU %.0f%%; stream threads: %s%n", name, seconds,
+                    100.0 * cpuSeconds / seconds, thread);
             // Every record this topology's producer sent, by topic: outputs, repartition and changelogs. Counted at
             // the producer because Streams purges repartition records once they are consumed.
             Map<String, Long> written = new java.util.TreeMap<>();
@@ -224,8 +266,88 @@ public final class AggregationBench {
             streams.close(Duration.ofSeconds(30));
             long output = 0;
             for (String t : outputs) output += countRecords(kafka, t);
-            return new Result(name, seconds, cpuSeconds, output, written);
+            return new Result(name, seconds, cpuSeconds, output, written, thread);
         }
+    }
+
+    /**
+     * Where the stream threads' time went while the input drained, from cumulative metrics read at both ends of the
+     * run (summed over the threads, as a share of the run's wall time, so 2 threads can add up to 2.0): on a CPU, in the
+     * commit (commit-latency-avg x commit-total x tasks: Kafka Streams records a commit's latency divided by the tasks it
+     * committed; flushing the stores, the producer and committing the transaction), of that
+     * blocked in the producer's flush and commitTransaction, and blocked on Kafka in all (blocked-time-ns-total: also
+     * the consumer's poll waits).
+     */
+    record ThreadTime(double cpu, double commits, double commitMsAvg, double commitMsMax, double inCommit, double producerFlush,
+                      double commitTransaction, double bufferWait, double pollWait, double blocked, long allocatedBytes) {
+        static ThreadTime between(Map<String, Double> a, Map<String, Double> b, double seconds, int tasks, double cpu,
+                                  long allocatedBytes) {
+            double commits = b.get("commit-total") - a.get("commit-total");
+            double wallNs = seconds * 1e9;
+            return new ThreadTime(cpu, commits, b.get("commit-latency-avg") * tasks, b.get("commit-latency-max") * tasks,
+                    commits * b.get("commit-latency-avg") * tasks * 1e6 / wallNs,
+                    (b.get("flush-time-ns-total") - a.get("flush-time-ns-total")) / wallNs,
+                    (b.get("txn-commit-time-ns-total") - a.get("txn-commit-time-ns-total")) / wallNs,
+                    (b.get("bufferpool-wait-time-ns-total") - a.get("bufferpool-wait-time-ns-total")) / wallNs,
+                    (b.get("consumer-io-wait") - a.get("consumer-io-wait")) / wallNs,
+                    (b.get("blocked-time-ns-total") - a.get("blocked-time-ns-total")) / wallNs, allocatedBytes);
+        }
+
+        String row(String name, int events) {
+            return String.format(Locale.ROOT, "| %s | %.2f | %.0f | %.0f / %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %,.0f |", name, cpu, commits, commitMsAvg,
+                    commitMsMax, inCommit, producerFlush, commitTransaction, bufferWait, pollWait, blocked, (double) allocatedBytes / events);
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "on a CPU %.2f, %.0f commits (%.0f ms avg, %.0f max), in commit %.2f, producer flush %.2f, "
+                    + "commitTransaction %.2f, waiting for producer buffer %.2f, consumer waiting for fetches %.2f, blocked on Kafka %.2f of the wall time; %,d MB allocated", cpu,
+                    commits, commitMsAvg, commitMsMax, inCommit, producerFlush, commitTransaction, bufferWait, pollWait, blocked, allocatedBytes >> 20);
+        }
+    }
+
+    /** CPU time so far of the live stream threads of this application id (not their producers' network threads). */
+    private static long streamThreadCpuNanos(String appId) {
+        var threads = ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().contains(appId) && t.getName().contains("StreamThread") && !t.getName().contains("producer")) {
+                sum += Math.max(0, threads.getThreadCpuTime(t.getId()));
+            }
+        }
+        return sum;
+    }
+
+    /** Bytes allocated so far by the live threads whose name carries the application id. */
+    private static long allocatedBytes(String appId) {
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long sum = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().contains(appId)) sum += Math.max(0, threads.getThreadAllocatedBytes(t.getId()));
+        }
+        return sum;
+    }
+
+    /** Stream-thread and producer metrics summed over the threads (averages and maxima: the largest). */
+    private static Map<String, Double> threadTimes(KafkaStreams streams) {
+        List<String> summed = List.of("commit-total", "blocked-time-ns-total", "flush-time-ns-total", "txn-commit-time-ns-total",
+                "bufferpool-wait-time-ns-total");
+        List<String> largest = List.of("commit-latency-avg", "commit-latency-max");
+        Map<String, Double> m = new HashMap<>();
+        summed.forEach(k -> m.put(k, 0.0));
+        m.put("consumer-io-wait", 0.0);
+        largest.forEach(k -> m.put(k, 0.0));
+        streams.metrics().forEach((id, metric) -> {
+            boolean ours = id.group().equals("stream-thread-metrics") || id.group().equals("producer-metrics");
+            if (id.group().equals("consumer-metrics") && id.name().equals("io-wait-time-ns-total")
+                    && id.tags().getOrDefault("client-id", "").matches(".*StreamThread-\\d+-consumer") && metric.metricValue() instanceof Number n) {
+                m.merge("consumer-io-wait", n.doubleValue(), Double::sum);
+            }
+            if (!ours || !(metric.metricValue() instanceof Number n) || Double.isNaN(n.doubleValue())) return;
+            if (summed.contains(id.name())) m.merge(id.name(), n.doubleValue(), Double::sum);
+            else if (largest.contains(id.name()) && id.group().equals("stream-thread-metrics")) m.merge(id.name(), n.doubleValue(), Math::max);
+        });
+        return m;
     }
 
     private static long cpuNanos() {
