@@ -86,13 +86,14 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                     + "0 = no limit. Per sink process: divide the container's share by the number of sink instances.").atLeast(0);
     public static final Setting<Integer> SDK_THROTTLE_RETRIES = Setting.integer("sink.sdk-throttle-retries", 0,
             "429 retries the SDK makes inside bulk before the sink sees them. 0 (default): the sink owns throttling, so every "
-                    + "429 reaches its AIMD limiter and is retried once, by the sink, after x-ms-retry-after-ms.").atLeast(0);
+                    + "429 reaches its pacer (sink.pacing.enabled; the AIMD limiter when pacing is off) and is retried once, by the sink, "
+                    + "after x-ms-retry-after-ms.").atLeast(0);
     public static final Setting<Integer> METRICS_PORT = Setting.integer("sink.metrics.port", 9464,
             "Port of the Prometheus endpoint (GET /metrics) on all interfaces; 0 = any free port, -1 = off.").atLeast(-1);
     public static final Setting<Boolean> PACING = Setting.bool("sink.pacing.enabled", true,
             "Pace bulk calls, first attempts and retries, with a token bucket in request units fed by the charges Cosmos "
                     + "reports, so an RU budget below demand is spent across each second instead of bursting into 429s. The rate "
-                    + "starts at sink.ru-budget (its ceiling) or, when that is 0, is learned: 0.9 x the RU/s consumed when a 429 "
+                    + "starts at sink.ru-budget (its ceiling) or, when that is 0, is learned: 0.95 x the RU/s consumed when a 429 "
                     + "comes (over the last 2 s), growing while no 429 comes. false = AIMD and retry-after alone.");
     public static final Setting<Integer> PACING_MIN_RATE = Setting.integer("sink.pacing.min-rate", 1000,
             "RU/s the pacer never slows below (see sink.pacing.enabled): a 429 that is not about the budget (injected, "

@@ -32,7 +32,7 @@ class RuPacerTest {
     }
 
     @Test
-    void a429SetsTheRateToNineTenthsOfWhatWasConsumedRecently() {
+    void a429SetsTheRateToTheBackoffShareOfWhatWasConsumedRecently() {
         Clock c = new Clock();
         RuPacer p = new RuPacer(0, 1000, () -> c.now);
         // 20,000 RU in the last 600 ms (two calls 500 ms apart), then a call that met 429s: per second of the window
@@ -43,21 +43,22 @@ class RuPacerTest {
         c.advanceMs(100);
         settleCall(p, 1000, 0, 0, true);
         assertThat(p.pacing()).isTrue();
-        assertThat(p.rate()).isCloseTo(0.9 * 20_000, within(1.0));
+        assertThat(p.rate()).isCloseTo(RuPacer.BACKOFF * 20_000, within(1.0));
     }
 
     @Test
     void throttlesWithinTheCooldownCountOnceAndNeverAboveTheCurrentRate() {
         Clock c = new Clock();
         RuPacer p = new RuPacer(0, 1000, () -> c.now);
-        settleCall(p, 1000, 10_000, 1000, true); // consumed 10,000 RU/s -> 9,000
-        assertThat(p.rate()).isCloseTo(9_000, within(1.0));
+        settleCall(p, 1000, 10_000, 1000, true); // consumed 10,000 RU/s -> BACKOFF x 10,000
+        assertThat(p.rate()).isCloseTo(RuPacer.BACKOFF * 10_000, within(1.0));
         c.advanceMs(200);
         settleCall(p, 1000, 10_000, 1000, true); // same burst
-        assertThat(p.rate()).as("inside the cooldown").isCloseTo(9_000, within(1.0));
+        assertThat(p.rate()).as("inside the cooldown").isCloseTo(RuPacer.BACKOFF * 10_000, within(1.0));
         c.advanceMs(1000);
         settleCall(p, 2000, 30_000, 2000, true); // 50,000 RU in the last 1.2 s: more than the rate
-        assertThat(p.rate()).as("min(rate, consumed) x 0.9: a throttle never raises the rate").isCloseTo(8_100, within(1.0));
+        assertThat(p.rate()).as("min(rate, consumed) x BACKOFF: a throttle never raises the rate")
+                .isCloseTo(RuPacer.BACKOFF * RuPacer.BACKOFF * 10_000, within(1.0));
     }
 
     @Test
@@ -66,7 +67,7 @@ class RuPacerTest {
         RuPacer p = new RuPacer(10_000, 1000, () -> c.now);
         RuPacer.Ticket early = p.reserve(100); // sent at the full budget
         c.advanceMs(100);
-        settleCall(p, 100, 1000, 100, true); // decrease: 0.9 x min(10,000, 1,000 RU/s) = floor
+        settleCall(p, 100, 1000, 100, true); // decrease: BACKOFF x min(10,000, 1,000 RU/s) = floor
         double after = p.rate();
         c.advanceMs(1500); // past the cooldown
         p.settle(early, 0, 0, true); // still answering 429: old news
@@ -120,16 +121,19 @@ class RuPacerTest {
     void afterA429ItProbesBackUpGentlyNearTheLimitAndFastAwayFromIt() {
         Clock c = new Clock();
         RuPacer p = new RuPacer(0, 1000, () -> c.now);
-        settleCall(p, 1000, 10_000, 1000, true); // rate 9,000, mark 10,000
+        settleCall(p, 1000, 10_000, 1000, true); // rate BACKOFF x 10,000, mark 10,000
+        double decreased = RuPacer.BACKOFF * 10_000;
         keepBusy(c, p, 950); // the cooldown: no growth
-        assertThat(p.rate()).isCloseTo(9_000, within(1.0));
-        keepBusy(c, p, 2050); // near the mark: +10% per second from the end of the cooldown
-        assertThat(p.rate()).isCloseTo(9_000 * 1.1 * 1.1, within(5.0));
+        assertThat(p.rate()).isCloseTo(decreased, within(1.0));
+        keepBusy(c, p, 2050); // near the mark: +PROBE_PER_SECOND per second from the end of the cooldown
+        double probe = 1 + RuPacer.PROBE_PER_SECOND;
+        assertThat(p.rate()).isCloseTo(decreased * probe * probe, within(5.0));
 
         RuPacer storm = new RuPacer(0, 1000, () -> c.now);
         settleCall(storm, 10, 0, 0, true); // floor, mark 0: far from it
         keepBusy(c, storm, 3000);
-        assertThat(storm.rate()).as("1000 x 1.25^2 after the 1 s cooldown").isCloseTo(1562.5, within(5.0));
+        double seek = 1 + RuPacer.SEEK_PER_SECOND;
+        assertThat(storm.rate()).as("1000 x (1 + SEEK_PER_SECOND)^2 after the 1 s cooldown").isCloseTo(1000 * seek * seek, within(5.0));
     }
 
     @Test
@@ -139,7 +143,7 @@ class RuPacerTest {
         settleCall(p, 1000, 10_000, 1000, true);
         c.advanceMs(60_000); // nothing to write for a minute
         p.reserve(1);
-        assertThat(p.rate()).as("only a rate that holds the sink back is probed").isCloseTo(9_000, within(1.0));
+        assertThat(p.rate()).as("only a rate that holds the sink back is probed").isCloseTo(RuPacer.BACKOFF * 10_000, within(1.0));
     }
 
     @Test
