@@ -1,6 +1,7 @@
 package io.tally.tests.bench;
 
 import io.tally.ingest.app.AggregationSettings;
+import io.tally.ingest.freshness.FreshnessTarget;
 import io.tally.ingest.rules.GradeRules;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.ingest.topology.TopologySettings;
@@ -95,7 +96,7 @@ public final class AggregationBench {
         List<String> variants = new ArrayList<>();
         if (Boolean.parseBoolean(System.getProperty("bench.variants", "true"))) {
             Map<String, Map<String, Object>> knobs = new java.util.LinkedHashMap<>();
-            knobs.put("commit 250 ms", with(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 250));
+            knobs.put("commit 1 s (the default before ingest.freshness-target.ms)", with(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000));
             knobs.put("commit 5 s", with(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 5000));
             knobs.put("2 stream threads", with(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2));
             knobs.put("producer batches 16 KB, linger 100 ms (Kafka Streams' defaults)", with(StreamsConfig.producerPrefix("batch.size"),
@@ -137,7 +138,7 @@ public final class AggregationBench {
 
                 Machine: %d cores, %d MiB max heap, Java %s, broker %s. Command: see `AggregationBench` javadoc.
                 Input: %,d events from loadgen (Zipf over 100,000 customers, default fractions of duplicates and bad records).
-                Tally runs at ingest-app's defaults (no record cache, commit interval 1 s, producer batches 256 KB with a 20 ms
+                Tally runs at ingest-app's defaults (no record cache, commit interval 166 ms, producer batches 256 KB with a 20 ms
                 linger, consumer fetches up to 8 MB per partition); the ceiling at Kafka Streams' own (the last two rows: with
                 ingest-app's fetch size, and with 2 stream threads, for the knob rows below).
 
@@ -232,7 +233,8 @@ public final class AggregationBench {
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000); // ingest-app's default
+        // ingest-app's default (a sixth of the default freshness target), for the ceiling too: same interval, same run
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, FreshnessTarget.DEFAULT.commitInterval().toMillis());
         p.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("bench-state").toString());
         p.putAll(overrides);
         CountDownLatch running = new CountDownLatch(1);
