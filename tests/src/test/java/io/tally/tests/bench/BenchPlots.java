@@ -57,8 +57,9 @@ final class BenchPlots {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xAxis.path("title").asText("seconds")).build();
         boolean points = xAxis.path("points").asBoolean(false);
         if (xAxis.path("log").asBoolean(false)) chart.getStyler().setXAxisLogarithmic(true);
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW).setChartBackgroundColor(Color.WHITE)
-                .setLegendBackgroundColor(new Color(255, 255, 255, 200));
+        // A curve over a few settings has no corner sure to be empty (cost falls, freshness rises): legend outside.
+        chart.getStyler().setLegendPosition(points ? Styler.LegendPosition.OutsideS : Styler.LegendPosition.InsideNW)
+                .setChartBackgroundColor(Color.WHITE).setLegendBackgroundColor(new Color(255, 255, 255, 200));
         chart.getStyler().setPlotGridLinesColor(new Color(220, 220, 220)).setYAxisDecimalPattern("#,##0.##");
         List<String> units = new ArrayList<>();
         for (JsonNode s : series) {
