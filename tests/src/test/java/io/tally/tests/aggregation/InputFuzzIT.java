@@ -160,7 +160,7 @@ class InputFuzzIT {
         String appId = prefix + "app";
         try (IngestMain ingest = new IngestMain(IngestSettings.load(AggregationIT.ingestFlags(kafka, registry, topics, appId, dir), Map.of()))) {
             ingest.start();
-            AggregationIT.awaitDrained(kafka, appId, Duration.ofSeconds(180));
+            AggregationIT.awaitDrained(kafka, appId, topics.transactions(), Duration.ofSeconds(180));
         }
         Map<String, DeadLetter> dead = new HashMap<>();
         for (ConsumerRecord<byte[], byte[]> r : TestKafka.readCommitted(kafka.bootstrapServers(), topics.transactionsDlq(),
