@@ -52,6 +52,11 @@ public final class TallyTopology {
 
     private TallyTopology() {}
 
+    /** The topic Kafka Streams names after {@link #REPARTITION} for stage 4, where stage 3's commits become visible. */
+    public static String repartitionTopic(String applicationId) {
+        return applicationId + "-" + REPARTITION + "-repartition";
+    }
+
     public static void build(StreamsBuilder builder, Topics.Names topics, TopologySettings settings, GradeRules rules,
                              Deserializer<TransactionEvent> events) {
         PartitionKeyPartitioner byPartitionKey = new PartitionKeyPartitioner();

@@ -133,7 +133,7 @@ class AggregationIT {
      */
     static void awaitDrained(TestKafka kafka, String appId, String inputTopic, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        String repartition = appId + "-" + TallyTopology.REPARTITION + "-repartition";
+        String repartition = TallyTopology.repartitionTopic(appId);
         Map<TopicPartition, Long> behind = Map.of();
         try (Admin admin = kafka.admin()) {
             while (System.nanoTime() < deadline) {

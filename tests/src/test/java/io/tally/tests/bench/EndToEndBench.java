@@ -280,13 +280,8 @@ public final class EndToEndBench {
     }
 
     private void freshnessFigures(String scenario, List<FreshnessProbe.Marker> markers) {
-        List<Double> ms = new ArrayList<>();
-        long unseen = 0;
-        for (FreshnessProbe.Marker m : markers) {
-            if (m.visibleNanos() > 0) ms.add(m.freshnessMs());
-            else unseen++;
-        }
-        ms.sort(Double::compare);
+        List<Double> ms = FreshnessProbe.sortedMs(markers, FreshnessProbe.Hop.SERVED);
+        long unseen = markers.size() - ms.size();
         results.figure(scenario, "markers", markers.size(), "events");
         if (!ms.isEmpty()) {
             results.figure(scenario, "p50", percentile(ms, 0.50), "ms")
@@ -305,20 +300,17 @@ public final class EndToEndBench {
     private void hopFigures(String scenario, List<FreshnessProbe.Marker> markers) {
         FreshnessProbe.Hop previous = null;
         for (FreshnessProbe.Hop hop : FreshnessProbe.Hop.values()) {
-            List<Double> at = new ArrayList<>();
+            List<Double> at = FreshnessProbe.sortedMs(markers, hop);
             List<Double> added = new ArrayList<>();
             for (FreshnessProbe.Marker m : markers) {
-                double t = m.atMs(hop);
-                if (Double.isNaN(t)) continue;
-                at.add(t);
                 double before = previous == null ? 0 : m.atMs(previous);
-                if (!Double.isNaN(before)) added.add(t - before);
+                double step = m.atMs(hop) - before; // NaN when either hop did not show it
+                if (!Double.isNaN(step)) added.add(step);
             }
+            added.sort(Double::compare);
             if (at.isEmpty()) {
                 results.note(scenario + ": no marker was seen at " + hop.label);
             } else {
-                at.sort(Double::compare);
-                added.sort(Double::compare);
                 results.figure(scenario, hop.label + ", p50 since produced", percentile(at, 0.5), "ms")
                         .figure(scenario, hop.label + ", p99 since produced", percentile(at, 0.99), "ms");
                 if (!added.isEmpty()) results.figure(scenario, hop.label + ", p50 added by this hop", percentile(added, 0.5), "ms");

@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
@@ -170,18 +169,14 @@ public final class FreshnessCostBench {
     }
 
     private void freshness(String scenario, double x, List<FreshnessProbe.Marker> markers) {
-        List<Double> served = new ArrayList<>();
-        for (FreshnessProbe.Marker m : markers) if (m.visibleNanos() > 0) served.add(m.freshnessMs());
-        served.sort(Double::compare);
+        List<Double> served = FreshnessProbe.sortedMs(markers, FreshnessProbe.Hop.SERVED);
         results.figure(scenario, "freshness markers", markers.size(), "events");
         if (served.isEmpty()) return;
         results.figure(scenario, "freshness p50", EndToEndBench.percentile(served, 0.5), "ms")
                 .figure(scenario, "freshness p99", EndToEndBench.percentile(served, 0.99), "ms");
         for (FreshnessProbe.Hop hop : FreshnessProbe.Hop.values()) {
             if (hop == FreshnessProbe.Hop.SERVED) continue;
-            List<Double> at = new ArrayList<>();
-            for (FreshnessProbe.Marker m : markers) if (!Double.isNaN(m.atMs(hop))) at.add(m.atMs(hop));
-            at.sort(Double::compare);
+            List<Double> at = FreshnessProbe.sortedMs(markers, hop);
             if (!at.isEmpty()) results.figure(scenario, "p99 until " + hop.label, EndToEndBench.percentile(at, 0.99), "ms");
         }
         results.point(FRESHNESS_CHART, "Tally p99", "ms", x, EndToEndBench.percentile(served, 0.99))

@@ -88,13 +88,24 @@ final class FreshnessProbe implements AutoCloseable {
     record Marker(long producedNanos, long[] seenNanos) {
         long visibleNanos() { return seenNanos[Hop.SERVED.ordinal()]; }
 
-        double freshnessMs() { return (visibleNanos() - producedNanos) / 1e6; }
+        double freshnessMs() { return atMs(Hop.SERVED); }
 
         /** Milliseconds from send until {@code hop} showed it, or NaN when it did not. */
         double atMs(Hop hop) {
             long t = seenNanos[hop.ordinal()];
             return t == 0 ? Double.NaN : (t - producedNanos) / 1e6;
         }
+    }
+
+    /** Milliseconds from send until {@code hop} showed them, of the {@code markers} it showed, ascending. */
+    static List<Double> sortedMs(List<Marker> markers, Hop hop) {
+        List<Double> out = new ArrayList<>();
+        for (Marker m : markers) {
+            double t = m.atMs(hop);
+            if (!Double.isNaN(t)) out.add(t);
+        }
+        out.sort(Double::compare);
+        return out;
     }
 
     private final String topic;

@@ -80,7 +80,7 @@ final class PipelineRun implements AutoCloseable {
 
     /** The Streams application's repartition topic (stage 4), where stage 3's commits become visible. */
     String repartitionTopic() {
-        return applicationId + "-" + io.tally.ingest.topology.TallyTopology.REPARTITION + "-repartition";
+        return io.tally.ingest.topology.TallyTopology.repartitionTopic(applicationId);
     }
 
     /** Starts ingest-app (creates the database and container) and then read-service. */
