@@ -63,6 +63,10 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
     @Override
     public void init(ProcessorContext<String, BucketDocument> context) {
         this.context = context;
+        // Changes not yet written belong to an aborted transaction when Kafka Streams initialises the processor again
+        // (a corrupted task is closed dirty and revived; its input is read again from the last commit). The store
+        // holds what was committed, so they go.
+        changed.clear();
         this.buckets = context.getStateStore(storeName);
         CommitHook hook = context.getStateStore(commitHookStore);
         // Outside Kafka Streams' own runtime there is no commit to hang on: write and emit every change at once.

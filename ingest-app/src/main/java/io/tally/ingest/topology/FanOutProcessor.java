@@ -37,6 +37,10 @@ final class FanOutProcessor implements Processor<byte[], TransactionEvent, Strin
     @Override
     public void init(ProcessorContext<String, EntityDeltas> context) {
         this.context = context;
+        // After a clean commit nothing is pending. Anything still here belongs to a transaction that was aborted:
+        // Kafka Streams closes a corrupted task dirty and initialises the same processor again, and its input is
+        // read again from the last commit, so keeping these deltas would count their events twice.
+        pending.discard();
         CommitHook hook = context.getStateStore(commitHookStore);
         // Outside Kafka Streams' own runtime there is no commit to hang on: forward each event's deltas at once.
         this.combine = hook.install(context, this::forwardPending);

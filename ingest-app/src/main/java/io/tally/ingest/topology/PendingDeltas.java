@@ -81,6 +81,13 @@ final class PendingDeltas {
         return timestamp;
     }
 
+    /** Drops everything waiting (deltas of an aborted transaction). */
+    void discard() {
+        byPk.clear();
+        size = 0;
+        timestamp = Long.MIN_VALUE;
+    }
+
     /** Everything waiting, one bundle per pk in the order pks were first seen; leaves this empty. */
     List<EntityDeltas> drain() {
         List<EntityDeltas> out = new ArrayList<>(byPk.size());
@@ -89,9 +96,7 @@ final class PendingDeltas {
             for (Combined c : buckets.values()) deltas.add(c.delta());
             out.add(new EntityDeltas(pk, deltas));
         });
-        byPk.clear();
-        size = 0;
-        timestamp = Long.MIN_VALUE;
+        discard();
         return out;
     }
 }
