@@ -16,6 +16,9 @@ public enum TimeUnit {
 
     private static final LocalDate EPOCH = LocalDate.of(1970, 1, 1);
 
+    /** Kept, not derived per call: every bucket key and document id spells it. */
+    private final String code = name().toLowerCase(Locale.ROOT);
+
     public long bucketIndex(Instant t) {
         return switch (this) {
             case MINUTE -> Math.floorDiv(t.getEpochSecond(), 60L);
@@ -38,7 +41,7 @@ public enum TimeUnit {
 
     /** The lower-case name used in document ids and APIs: {@code hour}. */
     public String code() {
-        return name().toLowerCase(Locale.ROOT);
+        return code;
     }
 
     public static TimeUnit fromCode(String code) {
