@@ -4,8 +4,8 @@ import java.util.Objects;
 
 /**
  * Where a bucket lives in Cosmos. {@code pk = domain|entityKey} puts every grade and bucket of one
- * entity in one logical partition; {@code id = grade|unit|bucketIndex} makes the bucket addressable
- * by a point read.
+ * entity in one logical partition; {@code id = grade|unit|bucketIndex} ({@link BucketId}) makes the
+ * bucket addressable by a point read.
  */
 public record BucketKey(String domain, String entityKey, String grade, TimeUnit unit, long bucketIndex) {
     public static final char SEPARATOR = '|';
@@ -22,15 +22,20 @@ public record BucketKey(String domain, String entityKey, String grade, TimeUnit 
     }
 
     public String id() {
-        return grade + SEPARATOR + unit.code() + SEPARATOR + bucketIndex;
+        return BucketId.format(grade, unit, bucketIndex);
     }
 
     /** The Kafka key of a bucket update: {@code pk|id}, so compaction keeps one value per bucket. */
     public String updateKey() {
-        return pk() + SEPARATOR + id();
+        return updateKey(pk(), id());
     }
 
     public static String partitionKey(String domain, String entityKey) {
         return domain + SEPARATOR + entityKey;
+    }
+
+    /** The Kafka key of the update of bucket {@code id} in partition {@code pk}, also its key in the bucket store. */
+    public static String updateKey(String pk, String id) {
+        return pk + SEPARATOR + id;
     }
 }

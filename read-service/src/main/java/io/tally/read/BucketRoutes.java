@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.tally.model.Aggregate;
 import io.tally.model.BucketDocument;
 import io.tally.model.TimeUnit;
+import io.tally.rules.GradeRules;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -56,7 +58,7 @@ final class BucketRoutes {
 
     private final BucketStore store;
     private final Requests requests;
-    private final Grades grades;
+    private final GradeRules grades;
     private final ApiKeyAuth auth;
     private final ReadMetrics metrics;
     private final ReadSettings.Api limits;
@@ -68,7 +70,7 @@ final class BucketRoutes {
     /** /v1 requests between admission and their answer; bounded by read.max-in-flight-requests. */
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
 
-    BucketRoutes(BucketStore store, Requests requests, Grades grades, ApiKeyAuth auth, ReadMetrics metrics,
+    BucketRoutes(BucketStore store, Requests requests, GradeRules grades, ApiKeyAuth auth, ReadMetrics metrics,
                  ReadSettings.Api limits, Duration readyTimeout, OpenApi openApi) {
         this.store = store;
         this.requests = requests;
@@ -169,21 +171,17 @@ final class BucketRoutes {
         return b;
     }
 
+    /**
+     * The buckets combined as stage 5 combines deltas ({@link Aggregate}), in decimal arithmetic. The sum starts at 0,
+     * so units without a bucket, or a rule that keeps no sum, add nothing; min and max stay null when no bucket has one.
+     */
     static ObjectNode rollupBody(Requests.Range r, List<BucketDocument> docs) {
-        BigDecimal sum = BigDecimal.ZERO;
-        long count = 0;
-        BigDecimal min = null;
-        BigDecimal max = null;
-        for (BucketDocument d : docs) { // decimal arithmetic: money must not pass through doubles
-            if (d.sum() != null) sum = sum.add(d.sum());
-            count += d.count();
-            if (d.min() != null && (min == null || d.min().compareTo(min) < 0)) min = d.min();
-            if (d.max() != null && (max == null || d.max().compareTo(max) > 0)) max = d.max();
-        }
+        Aggregate total = new Aggregate(BigDecimal.ZERO, 0, null, null);
+        for (BucketDocument d : docs) total = total.plus(Aggregate.of(d));
         ObjectNode body = rangeHeader(r);
-        body.put("units", r.buckets()).put("bucketsFound", docs.size()).put("sum", sum).put("count", count);
-        if (min == null) body.putNull("min"); else body.put("min", min);
-        if (max == null) body.putNull("max"); else body.put("max", max);
+        body.put("units", r.buckets()).put("bucketsFound", docs.size()).put("sum", total.sum()).put("count", total.count());
+        if (total.min() == null) body.putNull("min"); else body.put("min", total.min());
+        if (total.max() == null) body.putNull("max"); else body.put("max", total.max());
         return body;
     }
 

@@ -4,6 +4,8 @@ import com.azure.cosmos.CosmosAsyncClient;
 import io.tally.config.ConfigException;
 import io.tally.config.Help;
 import io.tally.cosmos.CosmosClients;
+import io.tally.rules.GradeRule;
+import io.tally.rules.GradeRules;
 import java.time.Clock;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -61,7 +63,7 @@ public final class ReadMain implements AutoCloseable {
     }
 
     public ReadMain start() {
-        Grades grades = Grades.load(settings.rulesFile());
+        GradeRules grades = GradeRules.load(settings.rulesLocation());
         cosmos = ReadCosmos.build(settings.cosmos(), settings.reads());
         var container = CosmosClients.container(cosmos, settings.cosmos());
         CosmosClients.warmUp(container, settings.cosmos()); // cosmos.warm-up: connections and caches, as ingest-app does
@@ -77,7 +79,7 @@ public final class ReadMain implements AutoCloseable {
                 .route(routes::register)
                 .bindNow();
         log.info("read-service listening on http://{}:{} (grades {}, API keys {}, {})", settings.host(), server.port(),
-                grades.all().stream().map(Grades.Grade::name).toList(), auth.enabled() ? "required" : "off", settings.cosmos());
+                grades.rules().stream().map(GradeRule::name).toList(), auth.enabled() ? "required" : "off", settings.cosmos());
         return this;
     }
 

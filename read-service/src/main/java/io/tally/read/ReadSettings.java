@@ -4,6 +4,7 @@ import io.tally.config.Config;
 import io.tally.config.ConfigException;
 import io.tally.config.Setting;
 import io.tally.cosmos.CosmosSettings;
+import io.tally.rules.GradeRules;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Everything read-service reads, parsed once into typed records; cross-field checks fail at start,
@@ -23,18 +23,16 @@ import java.util.Optional;
  * @param reads  how the Cosmos client is tuned for reads
  * @param shutdownDrain  how long a stopping service keeps serving with readiness 503 before it closes its port
  */
-public record ReadSettings(String host, int port, CosmosSettings cosmos, Optional<Path> rulesFile,
+public record ReadSettings(String host, int port, CosmosSettings cosmos, String rulesLocation,
                            Api api, Auth auth, CosmosReads reads, Duration shutdownDrain) {
     public static final String NONE = "none";
-    /** The rules file every module uses by default (relative to the working directory). */
-    public static final String DEFAULT_RULES_FILE = "rules/default-rules.yaml";
 
     public static final Setting<String> HOST = Setting.string("read.http.host", "127.0.0.1", "Address the HTTP API binds to.");
     public static final Setting<Integer> PORT = Setting.integer("read.http.port", 8080,
             "Port of the HTTP API (0 picks a free one).").atLeast(0);
-    public static final Setting<String> RULES_FILE = Setting.string("read.rules-file", DEFAULT_RULES_FILE,
-            "Grade rules (YAML) whose grades and units the API accepts. When the default path does not exist "
-                    + "(the service runs outside the repository), the copy of rules/default-rules.yaml in the jar is used.");
+    public static final Setting<String> RULES_FILE = Setting.string("read.rules-file", GradeRules.BUILTIN_DEFAULT,
+            "Grade rules (YAML or JSON) whose grades and units the API accepts: give it ingest-app's. The default is the "
+                    + "rule set shipped in the jar, rules/default-rules.yaml.");
 
     public static final Setting<Duration> REQUEST_TIMEOUT = Setting.millis("read.request-timeout.ms", 1000,
             "Longest an API request may take, Cosmos retries included; beyond it the answer is 504.");
@@ -152,10 +150,7 @@ public record ReadSettings(String host, int port, CosmosSettings cosmos, Optiona
         }
         if (!problems.isEmpty()) throw new ConfigException(problems);
 
-        String rules = c.get(RULES_FILE);
-        Optional<Path> rulesFile = Optional.of(Path.of(rules))
-                .filter(p -> !(rules.equals(DEFAULT_RULES_FILE) && !Files.isRegularFile(p)));
-        return new ReadSettings(c.get(HOST), c.get(PORT), CosmosSettings.from(c), rulesFile,
+        return new ReadSettings(c.get(HOST), c.get(PORT), CosmosSettings.from(c), c.get(RULES_FILE),
                 new Api(requestTimeout, c.get(MAX_RANGE_BUCKETS), c.get(MAX_KEY_LENGTH), c.get(MAX_FEATURE_BUCKETS),
                         c.get(MAX_IN_FLIGHT)),
                 new Auth(authOn, List.copyOf(keys)),

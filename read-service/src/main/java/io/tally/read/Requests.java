@@ -4,7 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.tally.model.BucketId;
+import io.tally.model.GradeId;
 import io.tally.model.TimeUnit;
+import io.tally.rules.GradeRule;
+import io.tally.rules.GradeRules;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -33,10 +37,10 @@ final class Requests {
     private static final int MAX_TOKEN_LENGTH = 4096;
 
     private final ReadSettings.Api limits;
-    private final Grades grades;
+    private final GradeRules grades;
     private final Clock clock;
 
-    Requests(ReadSettings.Api limits, Grades grades, Clock clock) {
+    Requests(ReadSettings.Api limits, GradeRules grades, Clock clock) {
         this.limits = limits;
         this.grades = grades;
         this.clock = clock;
@@ -49,7 +53,7 @@ final class Requests {
      * The buckets of one grade id and unit whose start lies in [{@code first}, {@code end}) (bucket
      * indexes), as ISO strings as stored in the documents' {@code bucket} field.
      */
-    record Range(String pk, Grades.Grade grade, String gradeId, TimeUnit unit, long first, long end) {
+    record Range(String pk, GradeRule grade, String gradeId, TimeUnit unit, long first, long end) {
         String fromIso() { return unit.bucketStart(first).toString(); }
         String toIso() { return unit.bucketStart(end).toString(); }
         long buckets() { return end - first; }
@@ -66,14 +70,10 @@ final class Requests {
         String id = decode("id", rawId);
         checkKey("id", id);
         if (BAD_ID_CHARS.matcher(id).find()) throw Problem.badRequest("id must not contain / \\ ? or #");
-        int last = id.lastIndexOf('|');
-        int mid = last > 0 ? id.lastIndexOf('|', last - 1) : -1;
-        if (mid <= 0) throw Problem.badRequest("id must look like {grade}|{unit}|{bucketIndex}");
-        unit(id.substring(mid + 1, last));
         try {
-            Long.parseLong(id.substring(last + 1));
-        } catch (NumberFormatException e) {
-            throw Problem.badRequest("id must end in a whole bucket index");
+            BucketId.parse(id);
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest(e.getMessage());
         }
         return new Point(pk, id);
     }
@@ -109,14 +109,13 @@ final class Requests {
         String gradeParam = required(p, "grade");
         checkKey("grade", gradeParam);
         Optional<String> qualifier = optional(p, "qualifier");
-        int colon = gradeParam.indexOf(':');
-        if (colon >= 0) { // grade given as its id, name:qualifier
+        GradeId gradeId = GradeId.parse(gradeParam);
+        if (gradeId.qualifier().isPresent()) { // grade given as its id, name:qualifier
             if (qualifier.isPresent()) throw Problem.badRequest("give the qualifier either in grade (name:value) or as qualifier, not both");
-            qualifier = Optional.of(gradeParam.substring(colon + 1));
-            gradeParam = gradeParam.substring(0, colon);
+            qualifier = gradeId.qualifier();
         }
-        String name = gradeParam;
-        Grades.Grade grade = grades.find(name).orElseThrow(() -> Problem.badRequest("unknown grade '" + shorten(name) + "'"));
+        String name = gradeId.rule();
+        GradeRule grade = grades.rule(name).orElseThrow(() -> Problem.badRequest("unknown grade '" + shorten(name) + "'"));
         if (grade.qualified() && qualifier.isEmpty()) {
             throw Problem.badRequest("grade " + name + " is kept per qualifier value: add qualifier=<value> (e.g. a SKU)");
         }
@@ -156,7 +155,7 @@ final class Requests {
                         + limits.maxRangeBuckets() + " are allowed");
             }
         }
-        return new Range(pk, grade, grade.id(qualifier.orElse(null)), unit, first, end);
+        return new Range(pk, grade, grade.gradeId(qualifier.orElse(null)), unit, first, end);
     }
 
     // --- pagination tokens: base64url of {"q": fingerprint of the query, "c": Cosmos continuation} ---

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tally.config.ConfigException;
+import io.tally.rules.GradeRules;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class ReadSettingsTest {
@@ -40,10 +40,11 @@ class ReadSettingsTest {
     }
 
     @Test
-    void bundledRulesKnowTheDefaultGrades() {
-        Grades g = Grades.load(Optional.empty());
-        assertThat(g.find("spend-per-customer")).hasValueSatisfying(x -> assertThat(x.qualified()).isFalse());
-        assertThat(g.find("spend-per-customer-sku")).hasValueSatisfying(x -> assertThat(x.qualified()).isTrue());
-        assertThat(g.find("orders-per-email")).isPresent();
+    void theDefaultRulesAreTheOnesShippedInTheJar() {
+        ReadSettings s = ReadSettings.load(new String[0], Map.of());
+        GradeRules g = GradeRules.load(s.rulesLocation());
+        assertThat(g.rule("spend-per-customer")).hasValueSatisfying(x -> assertThat(x.qualified()).isFalse());
+        assertThat(g.rule("spend-per-customer-sku")).hasValueSatisfying(x -> assertThat(x.qualified()).isTrue());
+        assertThat(g.rule("orders-per-email")).isPresent();
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.tally.model.TimeUnit;
+import io.tally.rules.GradeRules;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 class RequestsTest {
     static final Instant NOW = Instant.parse("2026-11-21T10:30:00Z");
-    static final Grades GRADES = Grades.load(Optional.empty());
+    static final GradeRules GRADES = GradeRules.load(GradeRules.BUILTIN_DEFAULT);
     final Requests requests = new Requests(new ReadSettings.Api(Duration.ofSeconds(1), 100, 64, 50, 10), GRADES,
             Clock.fixed(NOW, ZoneOffset.UTC));
 
@@ -79,6 +80,8 @@ class RequestsTest {
         assertThat(requests.point("d%7Ce", "spend%7Chour%7C42")).isEqualTo(new Requests.Point("d|e", "spend|hour|42"));
         assertThat(requests.point("d%7Ce", "g%3Asku%7Cx%7Cday%7C42").id()).isEqualTo("g:sku|x|day|42");
         assertBad(() -> requests.point("d%7Ce", "spend%7Chour%7C4x2"), "whole bucket index");
+        assertBad(() -> requests.point("d%7Ce", "spend%7Cweek%7C1"), "unknown unit in id");
+        assertBad(() -> requests.point("d%7Ce", "hour%7C1"), "id must look like {grade}|{unit}|{bucketIndex}");
         assertBad(() -> requests.point("d%7Ce", "spend%2Fx%7Chour%7C1"), "must not contain");
         assertBad(() -> requests.point("d%7Ce", "spend%ZZ"), "URL-encoded");
         assertBad(() -> requests.point("%7Ce", "spend%7Chour%7C1"), "pk must look like");

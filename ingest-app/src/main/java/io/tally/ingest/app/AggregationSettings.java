@@ -2,7 +2,7 @@ package io.tally.ingest.app;
 
 import io.tally.config.Config;
 import io.tally.config.Setting;
-import io.tally.ingest.rules.GradeRules;
+import io.tally.rules.GradeRules;
 import io.tally.ingest.topology.TopologySettings;
 import java.math.BigDecimal;
 import java.time.Duration;

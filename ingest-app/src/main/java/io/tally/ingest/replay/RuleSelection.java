@@ -1,7 +1,7 @@
 package io.tally.ingest.replay;
 
-import io.tally.ingest.rules.GradeRule;
-import io.tally.ingest.rules.GradeRules;
+import io.tally.rules.GradeRule;
+import io.tally.rules.GradeRules;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;

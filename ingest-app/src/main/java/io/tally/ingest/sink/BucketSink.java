@@ -1,11 +1,8 @@
 package io.tally.ingest.sink;
 
 import com.azure.cosmos.CosmosAsyncContainer;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tally.model.BucketDocument;
+import io.tally.model.BucketDocumentJson;
 import io.tally.schemas.Topics;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -44,7 +41,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class BucketSink implements Runnable, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BucketSink.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final SinkSettings settings;
     private final String topic;
@@ -52,7 +48,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
     private final BulkWriter writer;
     private final DeadLetterPublisher deadLetters;
     private final SinkMetrics metrics;
-    private final Coalescer coalescer = new Coalescer(BucketSink::decode);
+    private final Coalescer coalescer = new Coalescer(BucketDocumentJson::read);
     private final OffsetTracker tracker = new OffsetTracker();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private long lastCommitNanos = System.nanoTime();
@@ -86,17 +82,6 @@ public final class BucketSink implements Runnable, AutoCloseable {
         kafkaConfig.forEach((k, v) -> { if (org.apache.kafka.clients.producer.ProducerConfig.configNames().contains(k)) p.put(k, v); });
         return new BucketSink(settings, topics.bucketUpdates(), new KafkaUpdateSource(consumer),
                 new CosmosBulkExecutor(container, settings), DeadLetterPublisher.kafka(p, topics.bucketUpdatesDlq()), metrics);
-    }
-
-    static BucketDocument decode(byte[] value) {
-        try {
-            BucketDocument d = JSON.readValue(value, BucketDocument.class);
-            if (d.pk() == null || d.id() == null) throw new IllegalArgumentException("no pk or id");
-            return d;
-        } catch (IOException e) {
-            String m = e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
-            throw new UncheckedIOException(m == null ? "not a bucket document" : m, e);
-        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.tally.ingest.sink;
 
 import io.tally.model.BucketDocument;
+import io.tally.model.BucketKey;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -43,10 +44,10 @@ public final class BucketWrite {
      * nothing to commit; {@code origin} only names where it came from in logs and groups in-flight counts.
      */
     public static BucketWrite of(TopicPartition origin, BucketDocument doc) {
-        return new BucketWrite(origin, doc.pk() + "|" + doc.id(), doc, null, -1, new OffsetTracker.Segment(origin, -1));
+        return new BucketWrite(origin, BucketKey.updateKey(doc.pk(), doc.id()), doc, null, -1, new OffsetTracker.Segment(origin, -1));
     }
 
-    public String bucketId() { return doc != null ? doc.pk() + "|" + doc.id() : key; }
+    public String bucketId() { return doc != null ? BucketKey.updateKey(doc.pk(), doc.id()) : key; }
 
     public long ver() { return doc != null ? doc.ver() : -1; }
 

@@ -2,6 +2,7 @@ package io.tally.ingest.sink;
 
 import io.tally.ingest.topology.BucketDocumentSerde;
 import io.tally.model.BucketDocument;
+import io.tally.model.BucketKey;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -53,7 +54,7 @@ public final class Coalescer {
             poison.add(w);
             return;
         }
-        String key = r.key() != null ? r.key() : doc.pk() + "|" + doc.id();
+        String key = r.key() != null ? r.key() : BucketKey.updateKey(doc.pk(), doc.id());
         Map<String, BucketWrite> m = byPartition.computeIfAbsent(tp, p -> new LinkedHashMap<>());
         BucketWrite existing = m.get(key);
         if (existing == null) {

@@ -67,14 +67,14 @@ public final class CosmosBulkExecutor implements BulkExecutor {
         BucketDocument d = w.doc;
         PartitionKey pk = new PartitionKey(d.pk());
         if (w.kind == WriteKind.CREATE) return CosmosBulkOperations.getCreateItemOperation(d, pk, w);
-        // grade, unit and bucket follow from the id and never change; pk and id cannot be patched.
-        CosmosPatchOperations patch = CosmosPatchOperations.create()
-                .set("/sum", d.sum())
-                .set("/count", d.count())
-                .set("/min", d.min())
-                .set("/max", d.max())
-                .set("/ver", d.ver())
-                .set("/updatedAt", d.updatedAt());
+        // grade, unit and bucket follow from the id and never change; pk and id cannot be patched. An aggregation
+        // the rule does not keep is left out, as in a created document, rather than set to null (docs/DESIGN.md).
+        CosmosPatchOperations patch = CosmosPatchOperations.create();
+        if (d.sum() != null) patch.set("/sum", d.sum());
+        patch.set("/count", d.count());
+        if (d.min() != null) patch.set("/min", d.min());
+        if (d.max() != null) patch.set("/max", d.max());
+        patch.set("/ver", d.ver()).set("/updatedAt", d.updatedAt());
         if (d.ttl() != null) patch.set("/ttl", d.ttl());
         CosmosBulkPatchItemRequestOptions options = new CosmosBulkPatchItemRequestOptions()
                 .setFilterPredicate("FROM c WHERE c.ver < " + d.ver()); // a long literal: nothing to inject

@@ -1,5 +1,6 @@
 package io.tally.ingest.topology;
 
+import io.tally.model.Aggregate;
 import io.tally.model.BucketDocument;
 import java.math.BigDecimal;
 
@@ -7,7 +8,8 @@ import java.math.BigDecimal;
  * Stage 5's arithmetic, shared by the live aggregation and replay so the two cannot disagree: a
  * bucket's absolute value after one more delta. {@code ver} counts the events applied (a combined delta
  * moves it by its count), so a replay of the same input gives every bucket the {@code ver} the live run
- * gave it, however the live run combined them. Decimals stay exact.
+ * gave it, however the live run combined them. The combine itself is the document model's ({@link Aggregate}),
+ * the one the read API's roll-ups use too.
  */
 public final class BucketMath {
     private BucketMath() {}
@@ -22,14 +24,14 @@ public final class BucketMath {
 
     /** Null is "not aggregated" (or nothing yet): it never wins and never adds. */
     static BigDecimal add(BigDecimal a, BigDecimal b) {
-        return a == null ? b : b == null ? a : a.add(b);
+        return Aggregate.sum(a, b);
     }
 
     static BigDecimal min(BigDecimal a, BigDecimal b) {
-        return a == null ? b : b == null || a.compareTo(b) <= 0 ? a : b;
+        return Aggregate.min(a, b);
     }
 
     static BigDecimal max(BigDecimal a, BigDecimal b) {
-        return a == null ? b : b == null || a.compareTo(b) >= 0 ? a : b;
+        return Aggregate.max(a, b);
     }
 }

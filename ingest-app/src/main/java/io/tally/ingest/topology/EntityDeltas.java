@@ -1,6 +1,8 @@
 package io.tally.ingest.topology;
 
 import io.tally.model.BucketDocument;
+import io.tally.model.BucketId;
+import io.tally.model.BucketKey;
 import io.tally.model.TimeUnit;
 import java.math.BigDecimal;
 import java.util.List;
@@ -39,9 +41,9 @@ public record EntityDeltas(String pk, List<Delta> deltas) {
                     (aggregations & SUM) != 0 ? v : null, (aggregations & MIN) != 0 ? v : null, (aggregations & MAX) != 0 ? v : null);
         }
 
-        /** The document id, {@code grade|unit|bucketIndex} (see {@link io.tally.model.BucketKey#id()}). */
+        /** The document id, {@code grade|unit|bucketIndex}. */
         public String id() {
-            return grade + '|' + unit.code() + '|' + bucketIndex;
+            return BucketId.format(grade, unit, bucketIndex);
         }
 
         /** This delta and a later one of the same bucket as one. */
@@ -58,6 +60,6 @@ public record EntityDeltas(String pk, List<Delta> deltas) {
 
     /** The state key of a delta's bucket, {@code pk|id}: also the key of its record on {@code bucket-updates}. */
     public String bucketKey(Delta d) {
-        return pk + '|' + d.id();
+        return BucketKey.updateKey(pk, d.id());
     }
 }

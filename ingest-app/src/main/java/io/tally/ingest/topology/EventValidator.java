@@ -1,7 +1,7 @@
 package io.tally.ingest.topology;
 
-import io.tally.ingest.rules.GradeRule;
-import io.tally.ingest.rules.GradeRules;
+import io.tally.rules.GradeRule;
+import io.tally.rules.GradeRules;
 import io.tally.schemas.avro.TransactionEvent;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,8 @@
 package io.tally.ingest.topology;
 
-import io.tally.ingest.rules.GradeRule;
-import io.tally.ingest.rules.GradeRule.Aggregation;
-import io.tally.ingest.rules.GradeRules;
+import io.tally.rules.GradeRule;
+import io.tally.rules.GradeRule.Aggregation;
+import io.tally.rules.GradeRules;
 import io.tally.model.BucketKey;
 import io.tally.model.TimeUnit;
 import io.tally.schemas.avro.TransactionEvent;

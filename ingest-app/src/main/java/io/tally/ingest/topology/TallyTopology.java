@@ -1,6 +1,6 @@
 package io.tally.ingest.topology;
 
-import io.tally.ingest.rules.GradeRules;
+import io.tally.rules.GradeRules;
 import io.tally.model.BucketDocument;
 import io.tally.schemas.Topics;
 import io.tally.schemas.avro.TransactionEvent;

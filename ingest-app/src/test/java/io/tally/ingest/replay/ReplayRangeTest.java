@@ -3,7 +3,7 @@ package io.tally.ingest.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tally.ingest.rules.GradeRules;
+import io.tally.rules.GradeRules;
 import io.tally.model.TimeUnit;
 import java.time.Instant;
 import java.util.Set;

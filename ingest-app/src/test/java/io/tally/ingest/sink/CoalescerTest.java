@@ -5,6 +5,7 @@ import static io.tally.ingest.sink.SinkFixtures.record;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.ingest.topology.BucketDocumentSerde;
+import io.tally.model.BucketDocumentJson;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -15,7 +16,7 @@ class CoalescerTest {
 
     @Test
     void keepsTheNewestVersionPerBucketAndOneSegmentPerPartition() {
-        Coalescer c = new Coalescer(BucketSink::decode);
+        Coalescer c = new Coalescer(BucketDocumentJson::read);
         c.add(record("t", 0, 10, doc("a", "x", 1)));
         c.add(record("t", 0, 11, doc("a", "x", 3)));
         c.add(record("t", 0, 12, doc("a", "x", 2))); // older ver arriving later (a replay): loses
@@ -34,7 +35,7 @@ class CoalescerTest {
 
     @Test
     void aBucketsFirstUpdateIsWrittenAsACreateAndLaterOnesAsConditionalPatches() {
-        Coalescer c = new Coalescer(BucketSink::decode);
+        Coalescer c = new Coalescer(BucketDocumentJson::read);
         ConsumerRecord<String, byte[]> first = record("t", 0, 1, doc("a", "x", 2));
         first.headers().add(BucketDocumentSerde.CREATED_HEADER, new byte[] {1});
         c.add(first);
@@ -47,7 +48,7 @@ class CoalescerTest {
 
     @Test
     void anUndecodableRecordBecomesAPoisonWrite() {
-        Coalescer c = new Coalescer(BucketSink::decode);
+        Coalescer c = new Coalescer(BucketDocumentJson::read);
         c.add(new ConsumerRecord<>("t", 0, 0, "k", "{nope".getBytes(StandardCharsets.UTF_8)));
         c.add(record("t", 0, 1, doc("a", "x", 1)));
         Coalescer.Window w = c.drain();
@@ -58,7 +59,7 @@ class CoalescerTest {
 
     @Test
     void droppingARevokedPartitionForgetsItsUnsentUpdates() {
-        Coalescer c = new Coalescer(BucketSink::decode);
+        Coalescer c = new Coalescer(BucketDocumentJson::read);
         c.add(record("t", 0, 1, doc("a", "x", 1)));
         c.add(record("t", 1, 1, doc("b", "y", 1)));
         c.drop(List.of(new TopicPartition("t", 0)));

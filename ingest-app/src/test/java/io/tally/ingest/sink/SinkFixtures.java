@@ -1,13 +1,12 @@
 package io.tally.ingest.sink;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.model.BucketDocument;
+import io.tally.model.BucketDocumentJson;
+import io.tally.model.BucketKey;
 import java.math.BigDecimal;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 final class SinkFixtures {
-    static final ObjectMapper JSON = new ObjectMapper();
-
     private SinkFixtures() {}
 
     static BucketDocument doc(String entity, String id, long ver) {
@@ -16,10 +15,6 @@ final class SinkFixtures {
     }
 
     static ConsumerRecord<String, byte[]> record(String topic, int partition, long offset, BucketDocument d) {
-        try {
-            return new ConsumerRecord<>(topic, partition, offset, d.pk() + "|" + d.id(), JSON.writeValueAsBytes(d));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        return new ConsumerRecord<>(topic, partition, offset, BucketKey.updateKey(d.pk(), d.id()), BucketDocumentJson.write(d));
     }
 }

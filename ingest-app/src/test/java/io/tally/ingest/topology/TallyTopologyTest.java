@@ -2,7 +2,7 @@ package io.tally.ingest.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.ingest.rules.GradeRules;
+import io.tally.rules.GradeRules;
 import io.tally.model.BucketDocument;
 import io.tally.model.TimeUnit;
 import io.tally.schemas.Topics;

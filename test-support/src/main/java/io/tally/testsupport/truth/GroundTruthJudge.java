@@ -222,11 +222,13 @@ public final class GroundTruthJudge {
         }
     }
 
-    /** {@code want} null: the field must be absent (a rule's aggregation it does not list, a document without ttl). */
+    /**
+     * {@code want} null: the field must be absent (a rule's aggregation it does not list, a document without ttl), left
+     * out of the document rather than null (the one document shape, docs/DESIGN.md).
+     */
     private static void number(String key, Field f, BigDecimal want, JsonNode doc, List<Difference> out) {
         JsonNode have = doc.get(f.json());
-        boolean absent = have == null || have.isNull();
-        boolean ok = want == null ? absent : !absent && have.isNumber() && sameNumber(want, have);
+        boolean ok = want == null ? have == null : have != null && have.isNumber() && sameNumber(want, have);
         if (!ok) out.add(new Difference(key, f, want == null ? "absent" : want.toPlainString(), show(have)));
     }
 
@@ -237,7 +239,8 @@ public final class GroundTruthJudge {
     }
 
     private static String show(JsonNode v) {
-        if (v == null || v.isNull()) return "absent";
+        if (v == null) return "absent";
+        if (v.isNull()) return "null";
         if (v.isNumber()) return v.decimalValue().toPlainString();
         return v.isTextual() ? v.asText() : v.toString();
     }

@@ -137,6 +137,17 @@ class GroundTruthJudgeTest {
     }
 
     @Test
+    void anAggregationTheRuleDoesNotListIsLeftOutNotNull() throws Exception {
+        List<JsonNode> docs = correct();
+        doc(docs, 0).putNull("min");
+        doc(docs, 1).putNull("min");
+        Verdict v = GroundTruthJudge.of(truth()).judge(docs);
+        assertThat(v.differences()).containsExactly(
+                new Difference(DAY, Field.MIN, "0.66", "null"),
+                new Difference(HOUR, Field.MIN, "absent", "null"));
+    }
+
+    @Test
     void missingAndExtraDocumentsAreReportedByKey() throws Exception {
         List<JsonNode> docs = correct();
         docs.remove(1);

@@ -2,7 +2,7 @@ package io.tally.tests.bench;
 
 import io.tally.ingest.app.AggregationSettings;
 import io.tally.ingest.freshness.FreshnessTarget;
-import io.tally.ingest.rules.GradeRules;
+import io.tally.rules.GradeRules;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.ingest.topology.TopologySettings;
 import io.tally.loadgen.Loadgen;

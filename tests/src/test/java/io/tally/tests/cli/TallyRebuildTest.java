@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code ./tally serve} (and every command that runs an application) rebuilds the jars first when anything they are
- * built from changed since: the grade rules in {@code rules/} (copied into ingest-app's and read-service's jars), a
+ * built from changed since: the default grade rules {@code rules/default-rules.yaml} (copied into the rules module's jar), a
  * resource, a source or a pom — and does not when nothing did. The launcher runs from a copy of the tree that holds
  * only it and a skeleton of the modules; {@code mvnw} and {@code java} are stubs that write their command lines to a
  * trace file.
@@ -25,7 +25,7 @@ class TallyRebuildTest {
     static final List<String> APPS = List.of("ingest-app", "read-service", "loadgen");
     static final List<String> INPUTS = List.of("rules/default-rules.yaml", "read-service/src/main/resources/openapi.yaml",
             "ingest-app/src/main/java/io/tally/Main.java", "schemas/src/main/avro/TransactionEvent.avsc", "cosmos-model/pom.xml",
-            "config/src/main/java/io/tally/Config.java", "loadgen/pom.xml", "pom.xml");
+            "config/src/main/java/io/tally/Config.java", "rules/src/main/java/io/tally/rules/GradeRules.java", "loadgen/pom.xml", "pom.xml");
 
     @TempDir
     Path root;
@@ -49,7 +49,7 @@ class TallyRebuildTest {
     @ParameterizedTest
     @ValueSource(strings = {"rules/default-rules.yaml", "read-service/src/main/resources/openapi.yaml",
         "ingest-app/src/main/java/io/tally/Main.java", "schemas/src/main/avro/TransactionEvent.avsc", "cosmos-model/pom.xml",
-        "config/src/main/java/io/tally/Config.java", "loadgen/pom.xml", "pom.xml"})
+        "config/src/main/java/io/tally/Config.java", "rules/src/main/java/io/tally/rules/GradeRules.java", "loadgen/pom.xml", "pom.xml"})
     void anEditedInputRebuildsTheJarsBeforeTheAppRunsAndOnlyThen(String edited) throws Exception {
         assertThat(builds(serve())).as("nothing changed since the jars were built").isZero();
 

@@ -1,5 +1,6 @@
-package io.tally.ingest.rules;
+package io.tally.rules;
 
+import io.tally.model.GradeId;
 import io.tally.model.TimeUnit;
 import java.time.Duration;
 import java.util.List;
@@ -30,9 +31,14 @@ public record GradeRule(String name, String entityField, Optional<String> qualif
         units = List.copyOf(units);
     }
 
-    /** The grade part of a document id: the rule name, or {@code name:qualifier} for qualified rules. */
+    /** The grade of this rule's documents ({@link GradeId}): the name, or {@code name:qualifierValue} for a qualified rule. */
     public String gradeId(String qualifierValue) {
-        return qualifierValue == null ? name : name + ':' + qualifierValue;
+        return GradeId.format(name, qualifierValue);
+    }
+
+    /** Whether the rule keeps its buckets per qualifier value. */
+    public boolean qualified() {
+        return qualifierField.isPresent();
     }
 
     public int ttlSeconds() {

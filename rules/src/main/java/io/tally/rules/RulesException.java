@@ -1,4 +1,4 @@
-package io.tally.ingest.rules;
+package io.tally.rules;
 
 import java.util.List;
 

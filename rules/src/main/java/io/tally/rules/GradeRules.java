@@ -1,4 +1,4 @@
-package io.tally.ingest.rules;
+package io.tally.rules;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,43 +7,70 @@ import io.tally.model.TimeUnit;
 import io.tally.schemas.avro.TransactionEvent;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.apache.avro.Schema;
 
 /**
  * The grade rules of a run, loaded from YAML or JSON and validated as a whole: every problem in the
  * file is reported at once, each naming the rule and the field, so a bad rule file stops the start
- * with one readable message instead of failing on the first event.
+ * with one readable message instead of failing on the first event. ingest-app aggregates by these rules
+ * and read-service accepts their grades and units, both through this class, so a file one accepts the
+ * other accepts too. (loadgen reads the same file with its own code, on purpose: its ground truth must not
+ * share code with what it checks.)
  */
 public final class GradeRules {
-    /** The rule set shipped in the jar (source: rules/default-rules.yaml). */
+    /**
+     * Where the default rules are found: the copy of rules/default-rules.yaml this module's jar carries, so an
+     * application finds them whatever its working directory. The default of every rules-file setting.
+     */
     public static final String BUILTIN_DEFAULT = "builtin:default-rules.yaml";
+    private static final String BUILTIN = "builtin:";
 
+    /** Rule names become part of document ids and API parameters: short, lower case, no separators. */
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
     private static final Set<String> RULE_KEYS =
             Set.of("name", "entity", "qualifier", "filter", "value", "aggregations", "units", "retention");
 
     private final List<GradeRule> rules;
+    private final Map<String, GradeRule> byName;
 
     private GradeRules(List<GradeRule> rules) {
         this.rules = List.copyOf(rules);
+        this.byName = rules.stream().collect(Collectors.toUnmodifiableMap(GradeRule::name, r -> r));
     }
 
+    /** The rules in file order. */
     public List<GradeRule> rules() {
         return rules;
+    }
+
+    /** The rule of this name. */
+    public Optional<GradeRule> rule(String name) {
+        return Optional.ofNullable(byName.get(name));
+    }
+
+    /** Every unit some rule keeps buckets in. */
+    public Set<TimeUnit> units() {
+        Set<TimeUnit> units = EnumSet.noneOf(TimeUnit.class);
+        rules.forEach(r -> units.addAll(r.units()));
+        return Collections.unmodifiableSet(units);
     }
 
     /** The longest retention of any rule: events older than this count for no grade at all. */
@@ -54,11 +81,11 @@ public final class GradeRules {
     /** Loads {@code location}: a file path, or {@link #BUILTIN_DEFAULT}. */
     public static GradeRules load(String location) {
         try {
-            if (location.startsWith("builtin:")) {
-                String resource = location.substring("builtin:".length());
-                try (InputStream in = GradeRules.class.getClassLoader().getResourceAsStream(resource)) {
+            if (location.startsWith(BUILTIN)) {
+                String resource = location.substring(BUILTIN.length());
+                try (InputStream in = GradeRules.class.getResourceAsStream(resource)) {
                     if (in == null) throw new RulesException(List.of("no built-in rule set named " + resource));
-                    return parse(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8), location);
+                    return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), location);
                 }
             }
             return parse(Files.readString(Path.of(location)), location);

@@ -1,4 +1,4 @@
-package io.tally.ingest.rules;
+package io.tally.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -19,6 +19,30 @@ class GradeRulesTest {
         assertThat(sku.units()).containsExactly(TimeUnit.DAY);
         assertThat(sku.gradeId("sku-9")).isEqualTo("spend-per-customer-sku:sku-9");
         assertThat(rules.longestRetention()).isEqualTo(Duration.ofDays(35));
+        assertThat(rules.rule("spend-per-customer-sku")).containsSame(sku);
+        assertThat(rules.rule("spend-per-customer")).hasValueSatisfying(r -> assertThat(r.qualified()).isFalse());
+        assertThat(rules.rule("spend")).isEmpty();
+        assertThat(rules.units()).containsExactly(TimeUnit.HOUR, TimeUnit.DAY);
+    }
+
+    @Test
+    void theBuiltInDefaultIsTheRepositorysRulesFile() throws Exception {
+        // The jar's copy is built from rules/default-rules.yaml; the tests run in the module directory.
+        GradeRules file = GradeRules.load("default-rules.yaml");
+        assertThat(GradeRules.load(GradeRules.BUILTIN_DEFAULT).rules()).isEqualTo(file.rules());
+        assertThatThrownBy(() -> GradeRules.load("builtin:other.yaml")).hasMessageContaining("no built-in rule set named other.yaml");
+    }
+
+    @Test
+    void namesAreShortLowerCaseWordsThatCannotBreakADocumentId() {
+        String rule = "  - {name: %s, entity: email, value: one, aggregations: [count], units: [day], retention: P1D}\n";
+        for (String good : new String[] {"a", "0-day", "spend-per-customer", "a".repeat(64)}) {
+            assertThat(GradeRules.parse("rules:\n" + rule.formatted(good), "f").rules()).extracting(GradeRule::name).containsExactly(good);
+        }
+        for (String bad : new String[] {"-a", "a:b", "a|b", "A", "a_b", "a".repeat(65)}) {
+            assertThatThrownBy(() -> GradeRules.parse("rules:\n" + rule.formatted("'" + bad + "'"), "f"))
+                    .as(bad).hasMessageContaining("name must match [a-z0-9][a-z0-9-]{0,63}");
+        }
     }
 
     @Test
