@@ -2,6 +2,9 @@ package io.tally.tests.guarantees;
 
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
+import io.tally.testsupport.pipeline.IngestNode;
+import io.tally.testsupport.pipeline.Pipeline;
+import io.tally.testsupport.pipeline.ScaleOut;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
 import io.tally.tests.bench.BenchResults;
 import io.tally.tests.bench.BenchRun;

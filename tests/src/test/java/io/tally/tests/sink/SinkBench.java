@@ -15,6 +15,7 @@ import io.tally.schemas.Topics;
 import io.tally.tests.bench.BenchRun;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
+import io.tally.testsupport.sink.SinkRun;
 import java.io.File;
 import java.math.BigDecimal;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package io.tally.tests.guarantees;
+package io.tally.testsupport.pipeline;
 
 import com.sun.net.httpserver.HttpServer;
 import io.tally.ingest.app.IngestMain;

@@ -1,4 +1,4 @@
-package io.tally.tests.guarantees;
+package io.tally.testsupport.pipeline;
 
 import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.CosmosAsyncContainer;
@@ -46,38 +46,38 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One guarantee test's whole pipeline: its own topics (a unique {@code topics.prefix}), Streams
+ * One guarantee test's (or the scale-out benchmark's) whole pipeline: its own topics (a unique {@code topics.prefix}), Streams
  * application id, sink group and Cosmos database; ingest-app instances in child JVMs
  * ({@link IngestNode}); loadgen with a ground truth; every bucket document in Cosmos judged against it
  * ({@link GroundTruthJudge}: missing, extra and wrong ones, every field), the DLQ counted by reason, a
  * watcher for a stored {@code ver} going backwards, and a wait until all of that holds.
  */
-final class Pipeline implements AutoCloseable {
+public final class Pipeline implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Pipeline.class);
-    static final ObjectMapper JSON = new ObjectMapper();
+    public static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(30);
     /**
      * Until output reaches Cosmos: two fresh JVMs (Streams, Cosmos client) plus loadgen need ~15 s on an idle
      * 2-core machine and over a minute on a shared, overloaded one.
      */
-    static final Duration START_TIMEOUT = Duration.ofSeconds(180);
+    public static final Duration START_TIMEOUT = Duration.ofSeconds(180);
 
     final String id = UUID.randomUUID().toString().substring(0, 8);
     final String name;
-    final String bootstrap;
+    public final String bootstrap;
     final String registryUrl;
     final LocalCosmos cosmos;
     final Path dir;
     final String prefix;
-    final Topics.Names topics;
-    final String appId;
+    public final Topics.Names topics;
+    public final String appId;
     final String sinkGroup;
-    final String database;
+    public final String database;
     private final List<IngestNode> nodes = new CopyOnWriteArrayList<>();
     private final CosmosAsyncClient client;
     private int truthFiles;
 
-    Pipeline(String name, String bootstrap, LocalSchemaRegistry registry, LocalCosmos cosmos, Path dir) {
+    public Pipeline(String name, String bootstrap, LocalSchemaRegistry registry, LocalCosmos cosmos, Path dir) {
         this.name = name;
         this.bootstrap = bootstrap;
         this.registryUrl = registry.url();
@@ -95,7 +95,7 @@ final class Pipeline implements AutoCloseable {
     // --- set-up ---------------------------------------------------------------------------------
 
     /** Creates the run's topics as Tally specifies them and waits for their leaders. */
-    Pipeline provisionTopics() {
+    public Pipeline provisionTopics() {
         try (Admin admin = admin()) {
             new TopicProvisioner(admin).ensure(Topics.specs(topics), true);
         }
@@ -106,7 +106,7 @@ final class Pipeline implements AutoCloseable {
      * Starts an ingest-app instance with role aggregate, sink or both. Every instance of the run shares
      * the application id and sink group, so instances of one role share the partitions.
      */
-    IngestNode start(String nodeName, String role, String... extraFlags) {
+    public IngestNode start(String nodeName, String role, String... extraFlags) {
         List<String> args = new ArrayList<>(List.of("--ingest.role=" + role, "--kafka.bootstrap.servers=" + bootstrap,
                 "--schema.registry.url=" + registryUrl, "--topics.prefix=" + prefix, "--ingest.application-id=" + appId,
                 "--sink.group-id=" + sinkGroup, "--ingest.state-dir=" + dir.resolve("state-" + nodeName),
@@ -128,7 +128,7 @@ final class Pipeline implements AutoCloseable {
      * Loadgen settings for this run: the small population the guarantee tests use, 5% duplicates and
      * 1% each of late, future, malformed and invalid records, valid events over the last three hours.
      */
-    LoadgenSettings loadgen(long events, long rate, long seed, String... extra) {
+    public LoadgenSettings loadgen(long events, long rate, long seed, String... extra) {
         List<String> flags = new ArrayList<>(List.of("--kafka.bootstrap.servers=" + bootstrap, "--schema.registry.url=" + registryUrl,
                 "--loadgen.topic=" + topics.transactions(), "--loadgen.events=" + events, "--loadgen.rate=" + rate,
                 "--loadgen.seed=" + seed, "--loadgen.domain=g", "--loadgen.customers=300", "--loadgen.skus=20",
@@ -142,7 +142,7 @@ final class Pipeline implements AutoCloseable {
     }
 
     /** Runs loadgen on its own thread; the future holds its ground truth once every record has a send result. */
-    CompletableFuture<Truth> produceInBackground(LoadgenSettings s) {
+    public CompletableFuture<Truth> produceInBackground(LoadgenSettings s) {
         CompletableFuture<Truth> out = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
@@ -196,7 +196,7 @@ final class Pipeline implements AutoCloseable {
      * each sink answers on its metrics port. Loadgen starts after this, so faults hit a flowing pipeline
      * rather than one still starting.
      */
-    void awaitReady(Duration timeout) throws InterruptedException {
+    public void awaitReady(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         int inputPartitions = Topics.specs(topics).get(0).partitions();
         String state = "";
@@ -223,7 +223,7 @@ final class Pipeline implements AutoCloseable {
     }
 
     /** Waits until the sink has written something: the pipeline flows end to end. */
-    void awaitFlowing(Duration timeout) throws InterruptedException {
+    public void awaitFlowing(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             try {
@@ -249,12 +249,12 @@ final class Pipeline implements AutoCloseable {
     }
 
     /** Every committed record of {@code topic}, from the beginning to its end as of now (at most a minute of reading). */
-    void readAll(String topic, java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> each) {
+    public void readAll(String topic, java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> each) {
         TestKafka.readCommitted(bootstrap, topic, new ByteArrayDeserializer(), new ByteArrayDeserializer()).forEach(each);
     }
 
     /** Records not yet committed by a consumer group, per partition with any; empty when caught up. */
-    Map<TopicPartition, Long> lag(String group) {
+    public Map<TopicPartition, Long> lag(String group) {
         try (Admin admin = admin()) {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
             Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
@@ -272,7 +272,7 @@ final class Pipeline implements AutoCloseable {
     }
 
     /** The Streams group has committed every input and repartition partition up to its end. */
-    boolean aggregationDrained() {
+    public boolean aggregationDrained() {
         try (Admin admin = admin()) {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(appId).partitionsToOffsetAndMetadata().get();
             long inputParts = committed.keySet().stream().filter(tp -> tp.topic().equals(topics.transactions())).count();
@@ -288,7 +288,7 @@ final class Pipeline implements AutoCloseable {
      * truth and the DLQ holds exactly the expected records by reason. Fails after {@code timeout} with
      * the differences, the lag of both groups and the tail of every instance's log.
      */
-    Duration awaitConverged(Truth truth, Duration timeout) throws InterruptedException {
+    public Duration awaitConverged(Truth truth, Duration timeout) throws InterruptedException {
         long t0 = System.nanoTime();
         long deadline = t0 + timeout.toNanos();
         GroundTruthJudge judge = truth.judge();
@@ -342,7 +342,7 @@ final class Pipeline implements AutoCloseable {
         }
     }
 
-    Admin admin() {
+    public Admin admin() {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000));
     }
@@ -350,11 +350,11 @@ final class Pipeline implements AutoCloseable {
     // --- the stale-write watcher ---------------------------------------------------------------
 
     /** Starts sampling every stored {@code ver}; any that goes lower than seen before is a stale write winning. */
-    VersionWatch watchVersions() {
+    public VersionWatch watchVersions() {
         return new VersionWatch();
     }
 
-    final class VersionWatch implements AutoCloseable {
+    public final class VersionWatch implements AutoCloseable {
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final List<String> regressions = new CopyOnWriteArrayList<>();
         private final AtomicLong samples = new AtomicLong();
@@ -387,11 +387,11 @@ final class Pipeline implements AutoCloseable {
         }
 
         /** Samples of a non-empty container taken so far: the watch saw something. */
-        long samples() {
+        public long samples() {
             return samples.get();
         }
 
-        List<String> regressions() {
+        public List<String> regressions() {
             return List.copyOf(regressions);
         }
 
@@ -425,7 +425,7 @@ final class Pipeline implements AutoCloseable {
      * Loadgen's ground truth of one run, as written to its file: expected buckets ({@code pk|id} -> the
      * aggregations its rule lists) and DLQ records by reason.
      */
-    record Truth(Map<String, JsonNode> buckets, Map<String, Long> dlq, long accepted, long duplicates, Loadgen.Summary summary) {
+    public record Truth(Map<String, JsonNode> buckets, Map<String, Long> dlq, long accepted, long duplicates, Loadgen.Summary summary) {
         static Truth read(Path file, Loadgen.Summary summary) {
             try {
                 JsonNode root = JSON.readTree(file.toFile());
@@ -442,7 +442,7 @@ final class Pipeline implements AutoCloseable {
         }
 
         /** Expected DLQ records by reason, reasons with none left out (as a count of the topic has them). */
-        Map<String, Long> nonZeroDlq() {
+        public Map<String, Long> nonZeroDlq() {
             Map<String, Long> out = new TreeMap<>();
             dlq.forEach((k, v) -> {
                 if (v > 0) out.put(k, v);
@@ -456,7 +456,7 @@ final class Pipeline implements AutoCloseable {
         }
 
         /** Every reason is represented and duplicates were sent: the scenario cannot pass vacuously. */
-        void assertExercisesEverything() {
+        public void assertExercisesEverything() {
             List<String> absent = new ArrayList<>();
             dlq.forEach((k, v) -> {
                 if (v == 0) absent.add("no " + k + " record");

@@ -1,4 +1,4 @@
-package io.tally.tests.guarantees;
+package io.tally.testsupport.pipeline;
 
 import io.tally.testsupport.process.ChildJvm;
 import io.tally.testsupport.process.Ports;
@@ -20,10 +20,10 @@ import java.util.TreeMap;
  * ports for its sink metrics ({@code /metrics}) and its consumer counters ({@code /consumed}); counters
  * start from zero with each process.
  */
-final class IngestNode implements AutoCloseable {
+public final class IngestNode implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    final String name;
+    public final String name;
     final String role;
     private final List<String> args;
     private final Path log;
@@ -39,7 +39,7 @@ final class IngestNode implements AutoCloseable {
         this.log = log;
     }
 
-    synchronized IngestNode start() {
+    public synchronized IngestNode start() {
         if (jvm != null && jvm.isAlive()) throw new IllegalStateException(name + " is running");
         metricsPort = Ports.free();
         observePort = Ports.free();
@@ -52,32 +52,32 @@ final class IngestNode implements AutoCloseable {
     }
 
     /** SIGKILL: no commit, no flush, no close. */
-    synchronized void kill() {
+    public synchronized void kill() {
         jvm.kill();
     }
 
     /** SIGTERM and a clean shutdown. */
-    synchronized void stop() {
+    public synchronized void stop() {
         if (jvm != null && jvm.isAlive()) jvm.stop(Duration.ofSeconds(40));
     }
 
-    synchronized boolean isAlive() {
+    public synchronized boolean isAlive() {
         return jvm != null && jvm.isAlive();
     }
 
-    synchronized int starts() {
+    public synchronized int starts() {
         return starts;
     }
 
-    String logTail() {
+    public String logTail() {
         return io.tally.testsupport.process.Processes.tail(log);
     }
 
     /** An answer of {@code /health/ready}: status (-1 when nothing answers) and body. */
-    record Readiness(int status, String body) {}
+    public record Readiness(int status, String body) {}
 
     /** What the instance says about its readiness (any role: the endpoint serves aggregate-only instances too). */
-    Readiness readiness() {
+    public Readiness readiness() {
         if (!isAlive()) return new Readiness(-1, "");
         try {
             HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/health/ready"))
@@ -92,17 +92,17 @@ final class IngestNode implements AutoCloseable {
     }
 
     /** Prometheus samples of the instance ({@code name{labels}} -> value); empty when not answering. */
-    Map<String, Double> metrics() {
+    public Map<String, Double> metrics() {
         return parse(get(metricsPort, "/metrics"));
     }
 
     /** A sink metric summed over its labels, e.g. {@code tally_sink_updates_consumed_total}; 0 when absent. */
-    double metric(String name) {
+    public double metric(String name) {
         return metric(name, "");
     }
 
     /** A sink metric summed over the samples whose labels contain {@code label}, e.g. {@code outcome="stale"}. */
-    double metric(String name, String label) {
+    public double metric(String name, String label) {
         return metrics().entrySet().stream()
                 .filter(e -> e.getKey().equals(name) || e.getKey().startsWith(name + "{"))
                 .filter(e -> e.getKey().contains(label))
@@ -114,7 +114,7 @@ final class IngestNode implements AutoCloseable {
      * its metrics report it): what it keeps reachable, not the garbage a collector has not reached yet. -1 when the
      * process is not running.
      */
-    long liveHeapBytes() throws IOException, InterruptedException {
+    public long liveHeapBytes() throws IOException, InterruptedException {
         if (!isAlive()) return -1;
         Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
         Process gc = new ProcessBuilder(jcmd.toString(), Long.toString(jvm.pid()), "GC.run").redirectErrorStream(true)
@@ -127,12 +127,12 @@ final class IngestNode implements AutoCloseable {
     }
 
     /** Records this process's consumers have fetched, per topic (Kafka's '.'→'_' topic tag); empty when not answering. */
-    Map<String, Double> consumed() {
+    public Map<String, Double> consumed() {
         return parse(get(observePort, "/consumed"));
     }
 
     /** Records of {@code topic} this process has consumed so far; 0 before its consumers fetched any. */
-    double consumed(String topic) {
+    public double consumed(String topic) {
         return consumed().getOrDefault(topic.replace('.', '_'), 0.0);
     }
 

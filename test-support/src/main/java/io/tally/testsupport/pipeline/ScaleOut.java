@@ -1,4 +1,4 @@
-package io.tally.tests.guarantees;
+package io.tally.testsupport.pipeline;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -10,9 +10,9 @@ import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.TopicPartition;
 
 /** What the scale-out test and benchmark read about who owns which partitions. */
-final class ScaleOut {
+public final class ScaleOut {
     /** Flags of a two-instance run: a SIGKILLed member's partitions move after 10 s instead of the default 45 s. */
-    static final String[] FAST_FAILOVER = {"--kafka.session.timeout.ms=10000", "--kafka.heartbeat.interval.ms=2000"};
+    public static final String[] FAST_FAILOVER = {"--kafka.session.timeout.ms=10000", "--kafka.heartbeat.interval.ms=2000"};
 
     private ScaleOut() {}
 
@@ -20,7 +20,7 @@ final class ScaleOut {
      * Partitions of {@code topic} assigned in {@code group}, by instance: the member's client id up to the
      * first {@code -StreamThread}, i.e. the {@code kafka.client.id} each instance is started with.
      */
-    static Map<String, Set<Integer>> assignment(Pipeline p, String group, String topic) {
+    public static Map<String, Set<Integer>> assignment(Pipeline p, String group, String topic) {
         Map<String, Set<Integer>> out = new HashMap<>();
         try (Admin admin = p.admin()) {
             ConsumerGroupDescription d = admin.describeConsumerGroups(java.util.List.of(group)).all().get().get(group);

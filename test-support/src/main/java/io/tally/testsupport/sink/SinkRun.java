@@ -1,4 +1,4 @@
-package io.tally.tests.sink;
+package io.tally.testsupport.sink;
 
 import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.CosmosAsyncContainer;
@@ -33,27 +33,27 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * One sink test's world: its own topics (a unique {@code topics.prefix}: {@code <prefix>bucket-updates}
+ * One sink test's (or sink benchmark's) world: its own topics (a unique {@code topics.prefix}: {@code <prefix>bucket-updates}
  * with three partitions and {@code <prefix>bucket-updates.dlq}), its own Cosmos database, a producer of
  * synthetic absolute bucket updates with the expected final state, a reader of what Cosmos holds and a
  * wait until it equals that state.
  */
-final class SinkRun implements AutoCloseable {
-    static final ObjectMapper JSON = new ObjectMapper();
+public final class SinkRun implements AutoCloseable {
+    public static final ObjectMapper JSON = new ObjectMapper();
 
-    final TestKafka kafka;
+    public final TestKafka kafka;
     final LocalCosmos cosmos;
-    final String id = UUID.randomUUID().toString().substring(0, 8);
+    public final String id = UUID.randomUUID().toString().substring(0, 8);
     final String prefix;
-    final String topic;
+    public final String topic;
     final String dlq;
-    final String database;
+    public final String database;
     /** bucket key (pk|id) -> newest version produced. */
     final Map<String, BucketDocument> expected = new HashMap<>();
     private final KafkaProducer<String, byte[]> producer;
     private final CosmosAsyncClient client;
 
-    SinkRun(TestKafka kafka, LocalCosmos cosmos, String name) {
+    public SinkRun(TestKafka kafka, LocalCosmos cosmos, String name) {
         this.kafka = kafka;
         this.cosmos = cosmos;
         this.prefix = name + "-" + id + "-";
@@ -69,7 +69,7 @@ final class SinkRun implements AutoCloseable {
     }
 
     /** Flags of an ingest-app process running only the sink of this run. */
-    List<String> sinkFlags(String... extra) {
+    public List<String> sinkFlags(String... extra) {
         List<String> f = new ArrayList<>(List.of("--ingest.role=sink", "--kafka.bootstrap.servers=" + kafka.bootstrapServers(),
                 "--topics.prefix=" + prefix, "--sink.group-id=sink-" + id, "--cosmos.endpoint=" + cosmos.endpoint(),
                 "--cosmos.database=" + database, "--sink.metrics.port=0", "--sink.flush-window.ms=100",
@@ -78,7 +78,7 @@ final class SinkRun implements AutoCloseable {
         return f;
     }
 
-    IngestSettings settings(String... extra) {
+    public IngestSettings settings(String... extra) {
         return IngestSettings.load(sinkFlags(extra).toArray(String[]::new), Map.of());
     }
 
@@ -90,7 +90,7 @@ final class SinkRun implements AutoCloseable {
     }
 
     /** Versions {@code fromVer..toVer} of buckets {@code 0..buckets-1}, interleaved; every send checked. */
-    void produce(int buckets, long fromVer, long toVer) {
+    public void produce(int buckets, long fromVer, long toVer) {
         List<Future<RecordMetadata>> sent = new ArrayList<>();
         for (long v = fromVer; v <= toVer; v++) {
             for (int b = 0; b < buckets; b++) {
@@ -102,7 +102,7 @@ final class SinkRun implements AutoCloseable {
         await(sent);
     }
 
-    void sendRaw(String key, byte[] value) {
+    public void sendRaw(String key, byte[] value) {
         await(List.of(send(key, value)));
     }
 
@@ -118,7 +118,7 @@ final class SinkRun implements AutoCloseable {
         }
     }
 
-    static byte[] bytes(Object o) {
+    public static byte[] bytes(Object o) {
         try {
             return JSON.writeValueAsBytes(o);
         } catch (Exception e) {
@@ -134,7 +134,7 @@ final class SinkRun implements AutoCloseable {
      * Until {@code checking} turns false, samples every stored version and records any that is lower
      * than one seen before: a stale write winning. Run it on its own thread.
      */
-    void watchVersions(java.util.concurrent.atomic.AtomicBoolean checking, List<String> regressions) {
+    public void watchVersions(java.util.concurrent.atomic.AtomicBoolean checking, List<String> regressions) {
         Map<String, Long> seen = new java.util.HashMap<>();
         while (checking.get()) {
             try {
@@ -154,7 +154,7 @@ final class SinkRun implements AutoCloseable {
     }
 
     /** pk|id -> stored document (ver, sum). Empty while the container does not exist yet. */
-    Map<String, JsonNode> stored() {
+    public Map<String, JsonNode> stored() {
         Map<String, JsonNode> out = new HashMap<>();
         try {
             container().queryItems("SELECT c.pk, c.id, c.ver, c.sum FROM c", new CosmosQueryRequestOptions(), JsonNode.class)
@@ -171,13 +171,13 @@ final class SinkRun implements AutoCloseable {
      * Waits until Cosmos holds exactly the newest version produced of every bucket, every field but
      * {@code updatedAt}, and nothing else; fails with the differences.
      */
-    void awaitAllCorrect(Duration timeout) throws InterruptedException {
+    public void awaitAllCorrect(Duration timeout) throws InterruptedException {
         Verdict v = GroundTruthJudge.ofDocuments(expected.values()).awaitEqual(container(), timeout, Duration.ofMillis(500));
         if (!v.equal()) throw new AssertionError("after " + timeout.toSeconds() + " s: " + v);
     }
 
     /** Records on the DLQ (read_committed, from the start), waiting for at least {@code expected}. */
-    List<ConsumerRecord<String, byte[]>> deadLetters(int expected, Duration timeout) {
+    public List<ConsumerRecord<String, byte[]>> deadLetters(int expected, Duration timeout) {
         List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
         try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
                 ConsumerConfig.GROUP_ID_CONFIG, "dlq-" + UUID.randomUUID(), ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
@@ -191,7 +191,7 @@ final class SinkRun implements AutoCloseable {
     }
 
     /** Sum of the sink group's committed offsets over the run's topic. */
-    long committed() {
+    public long committed() {
         try (var admin = kafka.admin()) {
             return admin.listConsumerGroupOffsets("sink-" + id).partitionsToOffsetAndMetadata().get().values().stream()
                     .filter(java.util.Objects::nonNull).mapToLong(o -> o.offset()).sum();
