@@ -1,4 +1,4 @@
-package io.tally.tests.bench;
+package io.tally.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.awt.Color;

@@ -1,4 +1,4 @@
-package io.tally.tests.bench;
+package io.tally.benchmarks;
 
 import com.azure.cosmos.CosmosAsyncContainer;
 import io.micrometer.core.instrument.Counter;

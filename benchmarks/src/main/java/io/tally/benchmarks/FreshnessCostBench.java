@@ -1,4 +1,4 @@
-package io.tally.tests.bench;
+package io.tally.benchmarks;
 
 import io.tally.ingest.freshness.FreshnessTarget;
 import io.tally.ingest.topology.TallyTopology;

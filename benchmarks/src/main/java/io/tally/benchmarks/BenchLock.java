@@ -1,4 +1,4 @@
-package io.tally.tests.bench;
+package io.tally.benchmarks;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

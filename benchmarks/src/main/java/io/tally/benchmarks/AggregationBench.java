@@ -1,4 +1,4 @@
-package io.tally.tests.bench;
+package io.tally.benchmarks;
 
 import io.tally.ingest.app.AggregationSettings;
 import io.tally.ingest.freshness.FreshnessTarget;
@@ -44,11 +44,8 @@ import org.apache.kafka.streams.kstream.Produced;
  * exactly_once_v2 count per key over the same input. Both are timed from RUNNING until their group
  * has committed every input (and repartition) record.
  *
- * <pre>
- * ./mvnw -q install -DskipTests
- * ./mvnw -q -pl tests exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.tally.tests.bench.AggregationBench \
- *     -Dexec.args="500000 docs/benchmarks/aggregation.md"
- * </pre>
+ * <pre>./tally bench aggregation [EVENTS]</pre>
+ * (default 300,000 events; writes docs/benchmarks/aggregation.md.)
  * Uses KAFKA_BOOTSTRAP_SERVERS when set (for example the local stack's broker), else an in-process broker.
  */
 public final class AggregationBench {

@@ -1,4 +1,4 @@
-package io.tally.tests.read;
+package io.tally.benchmarks.read;
 
 import java.time.Duration;
 import java.util.ArrayList;

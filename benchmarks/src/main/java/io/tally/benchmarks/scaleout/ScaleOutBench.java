@@ -1,13 +1,13 @@
-package io.tally.tests.guarantees;
+package io.tally.benchmarks.scaleout;
 
+import io.tally.benchmarks.BenchResults;
+import io.tally.benchmarks.BenchRun;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
 import io.tally.testsupport.pipeline.IngestNode;
 import io.tally.testsupport.pipeline.Pipeline;
 import io.tally.testsupport.pipeline.ScaleOut;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
-import io.tally.tests.bench.BenchResults;
-import io.tally.tests.bench.BenchRun;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

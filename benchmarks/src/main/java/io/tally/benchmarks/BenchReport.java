@@ -1,4 +1,4 @@
-package io.tally.tests.bench;
+package io.tally.benchmarks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,15 +23,11 @@ import java.util.stream.Stream;
  * <pre>./tally bench report</pre>
  */
 public final class BenchReport {
-    /** The set {@code ./tally bench} runs, in report order: name -> title. */
+    /** The set {@code ./tally bench} runs, in report order: name -> title ({@link Bench} lists it). */
     static final Map<String, String> END_TO_END_SET = new LinkedHashMap<>();
 
     static {
-        END_TO_END_SET.put(EndToEndBench.NAME, "End to end: throughput, freshness, documents and RU per event, RU budget");
-        END_TO_END_SET.put(FreshnessCostBench.NAME, "Freshness against cost at 0.25 / 1 / 5 / 30 s");
-        END_TO_END_SET.put("sink-latency", "Sink under added Cosmos latency (0/2/10/50 ms)");
-        END_TO_END_SET.put("read-latency", "Read latencies at 3,000 req/s");
-        END_TO_END_SET.put("scale-out", "Scale-out: two instances");
+        Bench.set().forEach(b -> END_TO_END_SET.put(b.name(), b.title()));
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -1,4 +1,4 @@
-package io.tally.tests.read;
+package io.tally.benchmarks.read;
 
 import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.CosmosAsyncContainer;
@@ -9,11 +9,11 @@ import com.azure.cosmos.models.FeedResponse;
 import com.azure.cosmos.models.PartitionKey;
 import com.azure.cosmos.models.SqlParameter;
 import com.azure.cosmos.models.SqlQuerySpec;
+import io.tally.benchmarks.BenchRun;
 import io.tally.model.BucketDocument;
 import io.tally.model.TimeUnit;
 import io.tally.read.ReadMain;
 import io.tally.read.ReadSettings;
-import io.tally.tests.bench.BenchRun;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
@@ -37,21 +37,19 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 
 /**
- * Open-loop benchmark of read-service (not part of the test suite: surefire and failsafe never pick up a
- * class named *Bench). Run from the repository root with one command:
+ * Open-loop benchmark of read-service. Run from the repository root with one command:
  *
  * <pre>
- * ./mvnw -q -B -pl tests -am test -Dtest=ReadServiceBench -Dsurefire.failIfNoSpecifiedTests=false -Dexec.skip=true
+ * ./tally bench read-service
  * </pre>
  *
- * (optional {@code -Dbench.rate=3000 -Dbench.seconds=60 -Dbench.entities=1000}). It starts a private local Cosmos
+ * (optional, as JVM options: {@code TALLY_BENCH_JAVA_OPTS="-Dbench.rate=3000 -Dbench.seconds=60 -Dbench.entities=1000"}). It starts a private local Cosmos
  * endpoint, writes {@code entities} customers x 80 hour buckets of spend-per-customer, starts read-service in this JVM and
  * then, at a fixed arrival rate, runs four phases: point reads and 72-bucket range queries, each first as the raw SDK
  * call (the same Cosmos operation read-service makes, on a client built with the service's own settings) and then through the HTTP API. Every request has an intended send
@@ -59,9 +57,9 @@ import reactor.netty.resources.ConnectionProvider;
  * generator or the service falls behind the queueing shows up in the numbers instead of being hidden (no coordinated
  * omission). The service's own overhead is measured twice: HTTP minus raw SDK phase, and inside the service from its
  * Prometheus timers (request time minus Cosmos time). Machine load is sampled from /proc during each phase.
- * Results: stdout and tests/target/read-service-bench.md.
+ * Results: stdout and benchmarks/target/read-service-bench.md.
  */
-class ReadServiceBench {
+public final class ReadServiceBench {
     static final int RATE = Integer.getInteger("bench.rate", 3000);
     static final int SECONDS = Integer.getInteger("bench.seconds", 60);
     static final int WARMUP_SECONDS = Integer.getInteger("bench.warmup-seconds", 10);
@@ -72,7 +70,11 @@ class ReadServiceBench {
     final StringBuilder report = new StringBuilder();
     io.tally.testsupport.cosmos.CosmosControl control;
 
-    @Test
+    public static void main(String[] args) throws Exception {
+        new ReadServiceBench().run();
+        System.exit(0);
+    }
+
     void run() throws Exception {
         BenchRun.begin("read-service");
         // Under overload thousands of slow reads would be logged; the table counts them instead.
@@ -153,7 +155,8 @@ class ReadServiceBench {
             endpointRequests.forEach((phase, kinds) -> { if (!phase.equals("warm-up")) line("- " + phase + ": `" + kinds + "`"); });
             raw.close();
         }
-        Path out = Path.of("target", "read-service-bench.md");
+        Path out = Path.of("benchmarks", "target", "read-service-bench.md"); // from the repository root, as ./tally runs it
+        Files.createDirectories(out.getParent());
         Files.writeString(out, report.append('\n').append(BenchRun.begin("read-service").markdown()).toString());
         System.out.println("\n" + report + "\nwritten to " + out.toAbsolutePath());
     }

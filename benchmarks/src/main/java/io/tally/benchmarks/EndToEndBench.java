@@ -1,4 +1,4 @@
-package io.tally.tests.bench;
+package io.tally.benchmarks;
 
 import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.CosmosAsyncContainer;
@@ -11,7 +11,7 @@ import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
 import io.tally.testsupport.truth.GroundTruthJudge.Verdict;
-import io.tally.tests.sink.SinkBench;
+import io.tally.benchmarks.sink.SinkBench;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

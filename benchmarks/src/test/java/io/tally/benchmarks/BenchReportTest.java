@@ -1,4 +1,4 @@
-package io.tally.tests.bench;
+package io.tally.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.tally.tests.bench;
+package io.tally.benchmarks;
 
 import java.time.Duration;
 import java.util.concurrent.Future;
