@@ -7,6 +7,8 @@ import io.tally.testsupport.cosmos.CosmosControl;
 import io.tally.testsupport.cosmos.CosmosControl.Fault;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
+import io.tally.testsupport.pipeline.IngestNode;
+import io.tally.testsupport.pipeline.Pipeline;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
 import java.nio.file.Path;
 import java.time.Duration;

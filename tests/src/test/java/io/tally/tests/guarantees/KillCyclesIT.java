@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
+import io.tally.testsupport.pipeline.IngestNode;
+import io.tally.testsupport.pipeline.Pipeline;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -6,6 +6,8 @@ import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
 import io.tally.testsupport.net.TcpProxy;
+import io.tally.testsupport.pipeline.IngestNode;
+import io.tally.testsupport.pipeline.Pipeline;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
 import java.net.URI;
 import java.nio.file.Path;

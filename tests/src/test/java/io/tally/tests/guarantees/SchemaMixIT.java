@@ -7,6 +7,7 @@ import io.tally.schemas.serde.SchemaRegistryClient;
 import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
+import io.tally.testsupport.pipeline.Pipeline;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

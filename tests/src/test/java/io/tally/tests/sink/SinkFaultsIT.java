@@ -12,6 +12,7 @@ import io.tally.testsupport.cosmos.CosmosControl;
 import io.tally.testsupport.cosmos.CosmosControl.Fault;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
+import io.tally.testsupport.sink.SinkRun;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -10,6 +10,7 @@ import io.tally.testsupport.cosmos.CosmosControl;
 import io.tally.testsupport.cosmos.CosmosControl.Fault;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
+import io.tally.testsupport.sink.SinkRun;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;

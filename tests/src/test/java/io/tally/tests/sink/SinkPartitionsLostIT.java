@@ -7,6 +7,7 @@ import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
 import io.tally.testsupport.process.ChildJvm;
+import io.tally.testsupport.sink.SinkRun;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

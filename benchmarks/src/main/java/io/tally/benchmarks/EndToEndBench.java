@@ -1,0 +1,345 @@
+package io.tally.benchmarks;
+
+import com.azure.cosmos.CosmosAsyncClient;
+import com.azure.cosmos.CosmosAsyncContainer;
+import com.azure.cosmos.models.CosmosContainerProperties;
+import io.tally.cosmos.CosmosClients;
+import io.tally.loadgen.Loadgen;
+import io.tally.loadgen.truth.GroundTruth;
+import io.tally.testsupport.cosmos.CosmosControl;
+import io.tally.testsupport.cosmos.LocalCosmos;
+import io.tally.testsupport.kafka.TestKafka;
+import io.tally.testsupport.registry.LocalSchemaRegistry;
+import io.tally.testsupport.truth.GroundTruthJudge.Verdict;
+import io.tally.benchmarks.sink.SinkBench;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * The whole pipeline under load, on the local stack's real parts in one JVM: loadgen -> Kafka (in-process
+ * broker, or KAFKA_BOOTSTRAP_SERVERS) -> ingest-app (both roles) -> a private local Cosmos endpoint ->
+ * read-service. Writes docs/benchmarks/data/end-to-end.json.
+ *
+ * <ol>
+ *   <li>a. throughput: N events produced as fast as the broker takes them (one burst, a backlog), events/s
+ *       through each stage over time and N / (time until the sink has committed the last bucket update);
+ *   <li>b. freshness: all along, 20 marker events/s for one probe customer, each timed from send until
+ *       read-service serves a bucket that counts it (under the backlog, then idle);
+ *   <li>c. Cosmos documents and RU per event: Tally's sink against a naive sink (one upsert per bucket
+ *       update, {@link SinkBench#naive}) on a prefix of the same bucket-updates topic, and against one
+ *       upsert per bucket each event touches (no coalescing at all);
+ *   <li>d. the container's throughput set to half the RU/s that (a) used, the same N events again: events/s,
+ *       429s, backlog over time, and every bucket compared with loadgen's ground truth at the end.
+ * </ol>
+ *
+ * <pre>./tally bench end-to-end [--quick] [--events=N] [--with=KEY=VALUE...]</pre>
+ * (--quick: 20,000 events, for a smoke run of a couple of minutes; --with: an ingest-app setting other than its
+ * default, e.g. --with=sink.window.max-documents=40000, named in the report's command line.)
+ */
+public final class EndToEndBench {
+    static final String NAME = "end-to-end";
+    private static final int PROBE_PER_SECOND = 20;
+    private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
+
+    private final boolean quick;
+    private final long events;
+    private final String[] settings;
+    private final TestKafka kafka;
+    private final String registry;
+    private final LocalCosmos cosmos;
+    private final BenchResults results;
+    private final ExecutorService background = Executors.newCachedThreadPool();
+
+    private EndToEndBench(boolean quick, long events, String[] settings) {
+        this.quick = quick;
+        this.events = events;
+        this.settings = settings;
+        this.kafka = TestKafka.get();
+        this.registry = LocalSchemaRegistry.get().url();
+        // A private endpoint: the budget of scenario d and the request counters must be this run's alone.
+        this.cosmos = LocalCosmos.startPrivate();
+        BenchRun.begin(NAME).cosmos(cosmos.control());
+        this.results = new BenchResults(NAME, "End to end: loadgen -> Kafka -> ingest-app -> Cosmos -> read-service",
+                "./tally bench end-to-end" + (quick ? " --quick" : "") + (events != defaultEvents(quick) ? " --events=" + events : "")
+                        + Arrays.stream(settings).map(s -> " --with=" + s.substring(2)).collect(java.util.stream.Collectors.joining()));
+    }
+
+    public static void main(String[] args) throws Exception {
+        BenchRun.begin(NAME);
+        boolean quick = Arrays.asList(args).contains("--quick");
+        long events = Arrays.stream(args).filter(a -> a.startsWith("--events=")).map(a -> Long.parseLong(a.substring(9)))
+                .findFirst().orElse(defaultEvents(quick));
+        String[] settings = Arrays.stream(args).filter(a -> a.startsWith("--with=")).map(a -> "--" + a.substring(7)).toArray(String[]::new);
+        quietLibraries();
+        try {
+            new EndToEndBench(quick, events, settings).run();
+        } catch (Throwable t) {
+            t.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    /** Sized for about two minutes of pipeline work per run on a quiet 2-core machine (over 1,000 events/s end to end). */
+    private static long defaultEvents(boolean quick) {
+        return quick ? 20_000 : 100_000;
+    }
+
+    private void run() throws Exception {
+        progress("events per run: %,d; broker %s; Cosmos endpoint %s", events, kafka.origin(), cosmos.origin());
+        results.note(String.format(Locale.ROOT, "All in one JVM (-Xmx3g) on the local stack: broker %s, schema registry %s, a private "
+                + "local Cosmos endpoint (Node, one thread; RU are its RU model, local/cosmos/README.md), ingest-app with both roles "
+                + "and read-service at their defaults. Every figure is from this run; compare ratios, not absolute rates: "
+                + "the 2 cores are shared with other builds (load average in the machine line).", kafka.origin(), registry));
+        results.note(String.format(Locale.ROOT, "Workload: loadgen defaults (Zipf over 10,000 customers, 500 SKUs, events spread over "
+                + "48 h, 1%% duplicates, ~0.4%% bad records), %,d events produced as fast as the broker takes them: the whole run "
+                + "is one burst the pipeline works through.", events));
+
+        try {
+            RunOutcome unlimited = throughputAndFreshness();
+            naiveComparison(unlimited);
+            ruBudget(unlimited);
+        } catch (Exception e) {
+            // What was measured before the failure is still worth a look; the note says the run is incomplete.
+            results.note("This run stopped early: " + e);
+            progress("wrote %s (incomplete)", results.write());
+            throw e;
+        }
+        progress("wrote %s", results.write());
+        background.shutdownNow();
+    }
+
+    /** What scenario a (with b inside it) leaves for c and d. */
+    private record RunOutcome(PipelineRun run, PipelineSampler.Totals totals, GroundTruth truth, long events) {}
+
+    /** Scenarios a and b: the burst at unlimited RU, freshness measured all along and for a while after. */
+    private RunOutcome throughputAndFreshness() throws Exception {
+        progress("a. throughput and b. freshness: %,d events at unlimited RU", events);
+        PipelineRun run = new PipelineRun("a", kafka, registry, cosmos, settings).start();
+        Measured m = measure(run, "a. throughput (unlimited RU)", "unlimited RU", true);
+        double eventsPerSecond = m.totals.events() / m.totals.seconds();
+        results.figure("a. throughput", "events end to end", m.totals.events(), "events")
+                .figure("a. throughput", "time until the last bucket is written", m.totals.seconds(), "s")
+                .figure("a. throughput", "end-to-end throughput", eventsPerSecond, "events/s")
+                .figure("a. throughput", "peak events waiting for aggregation", m.totals.peakAggregationBacklog(), "events")
+                .figure("a. throughput", "peak sink consumer lag", m.totals.peakSinkLag(), "records");
+        correctnessFigure("a. throughput", m.verdict);
+        m.freshnessFigures(this, "unlimited RU");
+        hopFigures("b. freshness by hop, unlimited RU, idle", m.idle);
+        progress("a: %,.0f events/s end to end (%.1f s); %s", eventsPerSecond, m.totals.seconds(), m.verdict.summary());
+        return new RunOutcome(run, m.totals, m.truth, m.totals.events());
+    }
+
+    /** Scenario c: documents and RU per event, Tally against two naive sinks. */
+    private void naiveComparison(RunOutcome a) throws Exception {
+        long updates = (long) a.totals.updatesConsumed();
+        // Every update in the full run: a prefix would be mostly first writes of new buckets (creates, the cheap kind)
+        // and would understate what upserting all of them costs.
+        int sample = (int) Math.min(updates, quick ? 5_000 : 400_000);
+        progress("c. naive sink: one upsert per bucket update, over %,d of the run's %,d bucket updates", sample, updates);
+        // The endpoint's shared client (its connections are open): on a loaded machine a new client's first TLS
+        // handshakes can time out. Nothing throttles here, so its default retries suffice.
+        CosmosAsyncClient client = cosmos.asyncClient();
+        String db = "e2e-naive-" + a.run.id;
+        client.createDatabaseIfNotExists(db).block();
+        // The indexing policy ingest-app gives its container, so both sinks pay the same per write.
+        client.getDatabase(db).createContainerIfNotExists(new CosmosContainerProperties(PipelineRun.CONTAINER, "/pk")
+                .setIndexingPolicy(CosmosClients.readPathsOnly())).block();
+        CosmosAsyncContainer container = client.getDatabase(db).getContainer(PipelineRun.CONTAINER);
+        double[] naive = SinkBench.naive(kafka, a.run.topics.bucketUpdates(), container, sample);
+        a.run.close();
+        double ruPerUpsert = naive[1] / naive[2];
+        double n = a.events;
+        double tallyDocs = a.totals.documents() / n;
+        double tallyRu = a.totals.requestUnits() / n;
+        double updatesPerEvent = updates / n;
+        double bucketsPerEvent = bucketUpdatesBeforeCoalescing(a.truth) / n;
+        results.figure("c. Tally sink", "documents written per event", tallyDocs, "docs/event")
+                .figure("c. Tally sink", "RU per event", tallyRu, "RU/event")
+                .figure("c. naive sink over bucket-updates", "documents written per event", updatesPerEvent, "docs/event")
+                .figure("c. naive sink over bucket-updates", "RU per event", ruPerUpsert * updatesPerEvent, "RU/event")
+                .figure("c. naive sink over bucket-updates", "upserts/s (measured on the sample)", sample / naive[0], "upserts/s")
+                .figure("c. naive per-event sink", "documents written per event", bucketsPerEvent, "docs/event")
+                .figure("c. naive per-event sink", "RU per event", ruPerUpsert * bucketsPerEvent, "RU/event")
+                .figure("c. ratio", "naive over bucket-updates / Tally, RU per event", ruPerUpsert * updatesPerEvent / tallyRu, "x")
+                .figure("c. ratio", "naive per-event / Tally, RU per event", ruPerUpsert * bucketsPerEvent / tallyRu, "x");
+        results.note(String.format(Locale.ROOT, "c: the naive sink over bucket-updates is SinkBench's naive writer (one upsert per record, "
+                + "32 in flight, no coalescing, no grouping), run on %,d of the %,d bucket updates of run a, from the first, into "
+                + "its own container with the same indexing policy; its %.2f RU per upsert is applied to all of them. The aggregation "
+                + "already emits each changed bucket once per commit interval, so the naive per-event sink (one upsert for every bucket "
+                + "every accepted event touches, %.2f per event by the ground truth) is the no-coalescing baseline.", sample, updates,
+                ruPerUpsert, bucketsPerEvent));
+        progress("c: Tally %.2f docs/event %.2f RU/event; naive %.2f RU/upsert", tallyDocs, tallyRu, ruPerUpsert);
+    }
+
+    /** Scenario d: the same burst with the container held to half of the RU/s that run a used. */
+    private void ruBudget(RunOutcome a) throws Exception {
+        double demand = a.totals.requestUnits() / a.totals.seconds();
+        double budget = Math.max(100, Math.round(demand / 2));
+        progress("d. RU budget: run a used %,.0f RU/s on average; container set to %,.0f RU/s", demand, budget);
+        CosmosControl control = cosmos.control();
+        try (PipelineRun run = new PipelineRun("d", kafka, registry, cosmos, settings).start()) {
+            control.setThroughput(run.database, PipelineRun.CONTAINER, budget);
+            CosmosControl.Stats before = control.stats();
+            double sent0 = run.sinkCounter("tally.sink.operations.sent", null);
+            double throttled0 = run.sinkCounter("tally.sink.throttled", null);
+            String chart = "d. RU budget (half the demand)";
+            Measured m = measure(run, chart, "half the RU demand", false);
+            CosmosControl.Stats after = control.stats();
+            // Over the same span (the probe's warm-up included): operations sent counts every attempt, retries too.
+            double sent = run.sinkCounter("tally.sink.operations.sent", null) - sent0;
+            double share429 = sent == 0 ? 0 : (run.sinkCounter("tally.sink.throttled", null) - throttled0) / sent;
+            double budgetUsed = m.totals.requestUnits() / m.totals.seconds() / budget;
+            results.point(chart + ": request units per second", "container budget", "RU/s", 0, budget)
+                    .point(chart + ": request units per second", "container budget", "RU/s", m.totals.seconds(), budget);
+            double eventsPerSecond = m.totals.events() / m.totals.seconds();
+            double unlimitedPerSecond = a.totals.events() / a.totals.seconds();
+            results.figure("d. RU budget", "demand measured in a", demand, "RU/s")
+                    .figure("d. RU budget", "container throughput", budget, "RU/s")
+                    .figure("d. RU budget", "sink RU used", m.totals.requestUnits() / m.totals.seconds(), "RU/s")
+                    .figure("d. RU budget", "end-to-end throughput", eventsPerSecond, "events/s")
+                    .figure("d. RU budget", "throughput / unlimited (a)", eventsPerSecond / unlimitedPerSecond, "x")
+                    .figure("d. RU budget", "documents written per event", m.totals.documents() / m.totals.events(), "docs/event")
+                    .figure("d. RU budget", "operations answered 429, as the sink counts them", m.totals.throttled(), "operations")
+                    .figure("d. RU budget", "requests answered 429 by Cosmos (sink and reads)", after.status429() - before.status429(), "requests")
+                    .figure("d. RU budget", "bulk operations refused by the budget (Cosmos)",
+                            after.batchOperationsThrottled() - before.batchOperationsThrottled(), "operations")
+                    .figure("d. RU budget", "peak sink consumer lag", m.totals.peakSinkLag(), "records")
+                    .figure("d. RU budget", "bulk operations sent by the sink (retries included)", sent, "operations")
+                    .figure("d. RU budget", "429 share (operations answered 429 / operations sent)", 100 * share429, "%")
+                    .figure("d. RU budget", "budget used (sink RU/s / container throughput)", 100 * budgetUsed, "%");
+            correctnessFigure("d. RU budget", m.verdict);
+            m.freshnessFigures(this, "half the RU demand");
+            results.note("d: the budget applies to the whole container, so read-service's probe reads share it with the sink "
+                    + "(as they would in production). The sink paces its request units (a token bucket whose rate it learns from 429s, "
+                    + "RuPacer) and coalesces more as its backlog grows.");
+            progress("d: %,.0f events/s (%.2fx unlimited), %,.0f 429s (%.1f%% of %,.0f operations sent), %.0f%% of the budget used; %s",
+                    eventsPerSecond, eventsPerSecond / unlimitedPerSecond, m.totals.throttled(), 100 * share429, sent,
+                    100 * budgetUsed, m.verdict.summary());
+        } finally {
+            control.reset();
+        }
+    }
+
+    private record Measured(PipelineSampler.Totals totals, GroundTruth truth, Verdict verdict, List<FreshnessProbe.Marker> duringBurst,
+                            List<FreshnessProbe.Marker> idle) {
+        /** Scenario b's figures of this run, after the run's own. */
+        void freshnessFigures(EndToEndBench bench, String series) {
+            bench.freshnessFigures("b. freshness, " + series + ", during the burst", duringBurst);
+            bench.freshnessFigures("b. freshness, " + series + ", idle after it", idle);
+        }
+    }
+
+    /**
+     * Runs the burst through {@code run} with the freshness probe on: waits for the first marker (the
+     * pipeline is warm), produces N events, samples until drained, keeps the probe on a little longer
+     * (idle freshness), then checks every bucket against loadgen's ground truth.
+     */
+    private Measured measure(PipelineRun run, String chart, String freshnessSeries, boolean hops) throws Exception {
+        FreshnessProbe opened = new FreshnessProbe(kafka.bootstrapServers(), registry, run.topics.transactions(), run.readPort(), run.id,
+                PROBE_PER_SECOND);
+        if (hops) opened.observeHops(run.repartitionTopic(), run.topics.bucketUpdates(), run.container());
+        try (FreshnessProbe probe = opened.start()) {
+            probe.awaitFirstVisible(Duration.ofMinutes(3));
+            long t0 = System.nanoTime();
+            Future<Loadgen.Summary> producing = background.submit(() -> run.produce(events));
+            PipelineSampler.Totals totals = new PipelineSampler(run, results, chart).sampleUntilDrained(producing, DRAIN_TIMEOUT);
+            long drainedAt = System.nanoTime();
+            Thread.sleep(quick ? 5_000 : 15_000);
+            long idleEnd = System.nanoTime();
+            probe.stopSending(Duration.ofSeconds(60));
+            List<FreshnessProbe.Marker> duringBurst = probe.markersSentBetween(t0, drainedAt);
+            List<FreshnessProbe.Marker> idle = probe.markersSentBetween(drainedAt, idleEnd);
+            for (FreshnessProbe.Marker mk : probe.markersSentBetween(t0, idleEnd)) {
+                if (mk.visibleNanos() > 0) {
+                    results.point("b. freshness (produced -> visible through read-service)", freshnessSeries, "ms",
+                            (mk.producedNanos() - t0) / 1e9, mk.freshnessMs());
+                }
+            }
+            GroundTruth truth = producing.get().truth().orElseThrow();
+            // Again for up to two minutes while some differ: the last writes may still be landing.
+            Verdict verdict = run.judge(truth).awaitEqual(run.container(), Duration.ofSeconds(120), Duration.ofSeconds(2));
+            if (!verdict.equal()) results.note(run.name + ": " + verdict.describe(3));
+            return new Measured(totals, truth, verdict, duringBurst, idle);
+        }
+    }
+
+    /**
+     * How many buckets differ from the ground truth; a container that could not be read (a loaded machine
+     * times out TLS handshakes: 503) is said so in a note, never counted as wrong buckets.
+     */
+    private void correctnessFigure(String scenario, Verdict v) {
+        if (v.couldNotRead()) results.note(scenario + ": not judged against the ground truth: " + v.summary());
+        else results.figure(scenario, "buckets differing from the ground truth", v.differing(), "buckets");
+    }
+
+    private void freshnessFigures(String scenario, List<FreshnessProbe.Marker> markers) {
+        List<Double> ms = FreshnessProbe.sortedMs(markers, FreshnessProbe.Hop.SERVED);
+        long unseen = markers.size() - ms.size();
+        results.figure(scenario, "markers", markers.size(), "events");
+        if (!ms.isEmpty()) {
+            results.figure(scenario, "p50", percentile(ms, 0.50), "ms")
+                    .figure(scenario, "p99", percentile(ms, 0.99), "ms")
+                    .figure(scenario, "max", ms.get(ms.size() - 1), "ms");
+        }
+        if (unseen > 0) results.figure(scenario, "not visible within 60 s after the run", unseen, "events");
+        progress("%s: %d markers, p50 %.0f ms, p99 %.0f ms", scenario, markers.size(), ms.isEmpty() ? Double.NaN : percentile(ms, 0.5),
+                ms.isEmpty() ? Double.NaN : percentile(ms, 0.99));
+    }
+
+    /**
+     * Where the idle markers' time went: for each hop, how long after the send it showed them (p50, p99) and
+     * the median of what that hop added to the one before.
+     */
+    private void hopFigures(String scenario, List<FreshnessProbe.Marker> markers) {
+        FreshnessProbe.Hop previous = null;
+        for (FreshnessProbe.Hop hop : FreshnessProbe.Hop.values()) {
+            List<Double> at = FreshnessProbe.sortedMs(markers, hop);
+            List<Double> added = new ArrayList<>();
+            for (FreshnessProbe.Marker m : markers) {
+                double before = previous == null ? 0 : m.atMs(previous);
+                double step = m.atMs(hop) - before; // NaN when either hop did not show it
+                if (!Double.isNaN(step)) added.add(step);
+            }
+            added.sort(Double::compare);
+            if (at.isEmpty()) {
+                results.note(scenario + ": no marker was seen at " + hop.label);
+            } else {
+                results.figure(scenario, hop.label + ", p50 since produced", percentile(at, 0.5), "ms")
+                        .figure(scenario, hop.label + ", p99 since produced", percentile(at, 0.99), "ms");
+                if (!added.isEmpty()) results.figure(scenario, hop.label + ", p50 added by this hop", percentile(added, 0.5), "ms");
+                progress("%s: %s p50 %.0f ms p99 %.0f ms", scenario, hop.label, percentile(at, 0.5), percentile(at, 0.99));
+            }
+            previous = hop;
+        }
+    }
+
+    static double percentile(List<Double> sorted, double q) {
+        return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(q * sorted.size()) - 1));
+    }
+
+    /** (event, bucket) pairs of the accepted events: what a sink without any coalescing would write. */
+    private static long bucketUpdatesBeforeCoalescing(GroundTruth truth) {
+        return truth.buckets().values().stream().flatMap(m -> m.values().stream()).mapToLong(v -> v.count()).sum();
+    }
+
+    private static void progress(String format, Object... args) {
+        System.out.printf(Locale.ROOT, "[" + NAME + "] " + format + "%n", args);
+    }
+
+    /**
+     * The SDK logs every throttled bulk batch at ERROR with its full diagnostics, and read-service logs every
+     * throttled probe read: under scenario d that is megabytes a second, and its CPU would be measured too.
+     */
+    static void quietLibraries() {
+        for (String logger : List.of("com.azure", "org.apache.kafka", "kafka", "io.netty", "reactor", "io.tally.read")) {
+            ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(logger)).setLevel(ch.qos.logback.classic.Level.OFF);
+        }
+    }
+}
