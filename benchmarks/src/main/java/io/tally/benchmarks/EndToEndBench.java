@@ -130,6 +130,11 @@ public final class EndToEndBench {
                 .figure("a. throughput", "peak events waiting for aggregation", m.totals.peakAggregationBacklog(), "events")
                 .figure("a. throughput", "peak sink consumer lag", m.totals.peakSinkLag(), "records");
         correctnessFigure("a. throughput", m.verdict);
+        for (CpuByPart.Part p : m.cpu) results.figure("a. CPU by part, burst until drained", p.name(), p.cores(), "cores");
+        results.note("a, CPU by part: cores used on average from the burst's first event until the sink committed its last update, "
+                + "threads grouped by name with ids and numbers as #, against the machine's " + Runtime.getRuntime().availableProcessors()
+                + " cores. A stream thread uses at most one core; the part near its limit, or all parts together near the cores, "
+                + "is what bounds the throughput.");
         m.freshnessFigures(this, "unlimited RU");
         hopFigures("b. freshness by hop, unlimited RU, idle", m.idle);
         progress("a: %,.0f events/s end to end (%.1f s); %s", eventsPerSecond, m.totals.seconds(), m.verdict.summary());
@@ -228,7 +233,7 @@ public final class EndToEndBench {
     }
 
     private record Measured(PipelineSampler.Totals totals, GroundTruth truth, Verdict verdict, List<FreshnessProbe.Marker> duringBurst,
-                            List<FreshnessProbe.Marker> idle) {
+                            List<FreshnessProbe.Marker> idle, List<CpuByPart.Part> cpu) {
         /** Scenario b's figures of this run, after the run's own. */
         void freshnessFigures(EndToEndBench bench, String series) {
             bench.freshnessFigures("b. freshness, " + series + ", during the burst", duringBurst);
@@ -248,8 +253,10 @@ public final class EndToEndBench {
         try (FreshnessProbe probe = opened.start()) {
             probe.awaitFirstVisible(Duration.ofMinutes(3));
             long t0 = System.nanoTime();
+            CpuByPart cpu = CpuByPart.start(cosmos.pid());
             Future<Loadgen.Summary> producing = background.submit(() -> run.produce(events));
             PipelineSampler.Totals totals = new PipelineSampler(run, results, chart).sampleUntilDrained(producing, DRAIN_TIMEOUT);
+            List<CpuByPart.Part> cpuParts = cpu.stop();
             long drainedAt = System.nanoTime();
             Thread.sleep(quick ? 5_000 : 15_000);
             long idleEnd = System.nanoTime();
@@ -266,7 +273,7 @@ public final class EndToEndBench {
             // Again for up to two minutes while some differ: the last writes may still be landing.
             Verdict verdict = run.judge(truth).awaitEqual(run.container(), Duration.ofSeconds(120), Duration.ofSeconds(2));
             if (!verdict.equal()) results.note(run.name + ": " + verdict.describe(3));
-            return new Measured(totals, truth, verdict, duringBurst, idle);
+            return new Measured(totals, truth, verdict, duringBurst, idle, cpuParts);
         }
     }
 
