@@ -1,5 +1,6 @@
 package io.tally.ingest.topology;
 
+import io.tally.schemas.DeadLetters;
 import io.tally.ingest.rules.GradeRule;
 import io.tally.ingest.rules.GradeRules;
 import io.tally.schemas.avro.TransactionEvent;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.ingest.app.IngestMain;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.topology.BucketDocumentSerde;
-import io.tally.ingest.topology.DeadLetters;
+import io.tally.schemas.DeadLetters;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.loadgen.Loadgen;
 import io.tally.loadgen.LoadgenSettings;

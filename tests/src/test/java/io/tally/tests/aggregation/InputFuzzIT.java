@@ -3,7 +3,7 @@ package io.tally.tests.aggregation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.ingest.rules.GradeRules;
-import io.tally.ingest.topology.DeadLetters;
+import io.tally.schemas.DeadLetters;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.ingest.topology.TopologySettings;
 import io.tally.model.BucketDocument;

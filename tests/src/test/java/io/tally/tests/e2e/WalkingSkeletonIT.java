@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.ingest.app.IngestMain;
 import io.tally.ingest.app.IngestSettings;
-import io.tally.ingest.topology.DeadLetters;
+import io.tally.schemas.DeadLetters;
 import io.tally.loadgen.Loadgen;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.read.ReadMain;

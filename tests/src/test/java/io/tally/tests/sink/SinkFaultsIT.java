@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.search.Search;
 import io.tally.ingest.app.IngestMain;
-import io.tally.ingest.sink.DeadLetterPublisher;
 import io.tally.ingest.sink.SinkMetrics;
 import io.tally.model.BucketDocument;
+import io.tally.schemas.DeadLetters;
 import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.CosmosControl;
 import io.tally.testsupport.cosmos.CosmosControl.Fault;
@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
@@ -183,10 +184,20 @@ class SinkFaultsIT {
 
             List<ConsumerRecord<String, byte[]>> dead = run.deadLetters(2, Duration.ofSeconds(20));
             assertThat(dead).extracting(ConsumerRecord::key).containsExactlyInAnyOrder("sinkit|bad|spend|hour|1", "sinkit|junk|spend|hour|1");
-            assertThat(dead).extracting(r -> header(r, DeadLetterPublisher.REASON))
-                    .anySatisfy(reason -> assertThat(reason).startsWith("COSMOS_400/"))
-                    .anySatisfy(reason -> assertThat(reason).startsWith("DECODE_FAILED"));
-            assertThat(dead).allSatisfy(r -> assertThat(header(r, DeadLetterPublisher.SOURCE_TOPIC)).isEqualTo(run.topic));
+            Map<String, ConsumerRecord<String, byte[]>> byKey = dead.stream().collect(Collectors.toMap(ConsumerRecord::key, r -> r));
+            ConsumerRecord<String, byte[]> refused = byKey.get("sinkit|bad|spend|hour|1");
+            assertThat(header(refused, DeadLetters.REASON)).isEqualTo(DeadLetters.Reason.COSMOS_REFUSED.name());
+            assertThat(header(refused, DeadLetters.COSMOS_STATUS)).isEqualTo("400");
+            assertThat(header(refused, DeadLetters.MESSAGE)).startsWith("Cosmos answered 400/");
+            ConsumerRecord<String, byte[]> junk = byKey.get("sinkit|junk|spend|hour|1");
+            assertThat(header(junk, DeadLetters.REASON)).isEqualTo(DeadLetters.Reason.DECODE_FAILED.name());
+            assertThat(junk.headers().lastHeader(DeadLetters.COSMOS_STATUS)).as("Cosmos never saw it").isNull();
+            assertThat(junk.value()).isEqualTo("{not json".getBytes(StandardCharsets.UTF_8));
+            assertThat(dead).allSatisfy(r -> {
+                assertThat(header(r, DeadLetters.SOURCE_TOPIC)).isEqualTo(run.topic);
+                assertThat(header(r, DeadLetters.SOURCE_OFFSET)).matches("[0-9]+");
+                assertThat(header(r, DeadLetters.TIME)).isNotBlank();
+            });
             assertThat(run.stored()).doesNotContainKey("sinkit|bad|spend|hour|1");
         }
     }
