@@ -31,7 +31,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.topology.BucketDocumentSerde;
 import io.tally.testsupport.kafka.TestKafka;
@@ -158,7 +158,7 @@ class InputFuzzIT {
             }
         }
         String appId = prefix + "app";
-        try (IngestMain ingest = new IngestMain(IngestSettings.load(AggregationIT.ingestFlags(kafka, registry, topics, appId, dir), Map.of()))) {
+        try (IngestApp ingest = new IngestApp(IngestSettings.load(AggregationIT.ingestFlags(kafka, registry, topics, appId, dir), Map.of()))) {
             ingest.start();
             AggregationIT.awaitDrained(kafka, appId, topics.transactions(), Duration.ofSeconds(180));
         }

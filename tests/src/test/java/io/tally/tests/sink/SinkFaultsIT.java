@@ -3,7 +3,7 @@ package io.tally.tests.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.search.Search;
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.sink.SinkMetrics;
 import io.tally.model.BucketDocument;
 import io.tally.schemas.DeadLetters;
@@ -26,7 +26,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sink (in-process IngestMain, role sink) against the real broker and the local Cosmos endpoint
+ * The sink (in-process IngestApp, role sink) against the real broker and the local Cosmos endpoint
  * while the endpoint throttles, fails and goes away. Each test ends with every bucket holding the
  * newest version produced. Fault rules are scoped to the test's own database and removed in finally.
  */
@@ -46,7 +46,7 @@ class SinkFaultsIT {
     void aBudgetAtHalfTheDemandThrottlesButEverythingArrives(TestKafka kafka, LocalCosmos cosmos) throws Exception {
         CosmosControl control = cosmos.control();
         int buckets = 4000;
-        try (SinkRun run = new SinkRun(kafka, cosmos, "storm"); IngestMain sink = new IngestMain(run.settings())) {
+        try (SinkRun run = new SinkRun(kafka, cosmos, "storm"); IngestApp sink = new IngestApp(run.settings())) {
             // Phase A, unthrottled: the sink's natural document rate on this machine.
             run.produce(buckets, 1, 1);
             long t0 = System.nanoTime();
@@ -85,7 +85,7 @@ class SinkFaultsIT {
     void theSinksOwnRuBudgetKeepsItsRateUnderTheBudget(TestKafka kafka, LocalCosmos cosmos) throws Exception {
         int budget = 3000;
         try (SinkRun run = new SinkRun(kafka, cosmos, "budget");
-             IngestMain sink = new IngestMain(run.settings("--sink.ru-budget=" + budget))) {
+             IngestApp sink = new IngestApp(run.settings("--sink.ru-budget=" + budget))) {
             run.produce(1500, 1, 1);
             sink.start();
             run.awaitAllCorrect(Duration.ofSeconds(30));
@@ -108,7 +108,7 @@ class SinkFaultsIT {
     void burstsOf503_408_410And449EndWithEveryBucketCorrect(TestKafka kafka, LocalCosmos cosmos) throws Exception {
         CosmosControl control = cosmos.control();
         List<String> rules = new ArrayList<>();
-        try (SinkRun run = new SinkRun(kafka, cosmos, "bursts"); IngestMain sink = new IngestMain(run.settings())) {
+        try (SinkRun run = new SinkRun(kafka, cosmos, "bursts"); IngestApp sink = new IngestApp(run.settings())) {
             String scope = "/dbs/" + run.database + "/colls/buckets";
             run.produce(600, 1, 2);
             rules.add(control.injectFault(Fault.status(503).kind("batch").pathPrefix(scope).count(3)));
@@ -144,7 +144,7 @@ class SinkFaultsIT {
         CosmosControl control = cosmos.control();
         String rule = null;
         try (SinkRun run = new SinkRun(kafka, cosmos, "outage");
-             IngestMain sink = new IngestMain(run.settings("--sink.retry.max-elapsed.ms=4000", "--sink.retry.max-backoff.ms=1000",
+             IngestApp sink = new IngestApp(run.settings("--sink.retry.max-elapsed.ms=4000", "--sink.retry.max-backoff.ms=1000",
                      "--sink.retry.max-attempts=6"))) {
             run.produce(400, 1, 1);
             sink.start();
@@ -172,7 +172,7 @@ class SinkFaultsIT {
 
     @Test
     void aPoisonDocumentGoesToTheDlqAndEverythingElseIsWritten(TestKafka kafka, LocalCosmos cosmos) throws Exception {
-        try (SinkRun run = new SinkRun(kafka, cosmos, "poison"); IngestMain sink = new IngestMain(run.settings())) {
+        try (SinkRun run = new SinkRun(kafka, cosmos, "poison"); IngestApp sink = new IngestApp(run.settings())) {
             run.produce(200, 1, 1);
             BucketDocument bad = new BucketDocument("sinkit|bad", "spend|hour|1", "spend", "hour", "2026-11-21T00:00:00Z",
                     BigDecimal.ONE, 1, BigDecimal.ONE, BigDecimal.ONE, 1, 0, "2026-11-21T00:00:00Z"); // ttl 0: Cosmos answers 400
