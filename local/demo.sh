@@ -285,8 +285,9 @@ if ((ATTACH)); then
   await_url "ingest-app's metrics endpoint" "$METRICS_URL" 300
 else
   step "1/5 local stack (Kafka, schema registry, local Cosmos)"
-  "$TALLY_ROOT/local/stack.sh" up
+  # One build of every application first: the stack's topic step runs ingest-app's jar.
   "$TALLY" build
+  "$TALLY_ROOT/local/stack.sh" up
   control=http://127.0.0.1:$TALLY_COSMOS_CONTROL_PORT
   if ((RU_BUDGET > 0)); then
     # A provisioned throughput below the burst's demand, so the sink shows how it meets 429s.

@@ -6,6 +6,7 @@
 # Cosmos endpoint (local/cosmos).
 #
 #   local/stack.sh up     [component...]   prepare what is missing, start, wait for health, create topics
+#                                          (ingest-app's topics command; builds ingest-app's jar when stale)
 #   local/stack.sh down   [component...]   SIGTERM, then SIGKILL after TALLY_STOP_TIMEOUT_S (default 30)
 #   local/stack.sh status [component...]   one line per component; exit 0 only if all are up
 #   local/stack.sh clean  [--all]          down, then delete data and logs; --all also deletes the
@@ -233,116 +234,19 @@ cosmos_start() {
     --control-port "$TALLY_COSMOS_CONTROL_PORT" --tls-dir "$STATE/cosmos/tls"
 }
 
-# --- topics (local/kafka/topics.conf)
-
-BOOTSTRAP=127.0.0.1:$TALLY_KAFKA_PORT
-
-# describe all non-internal topics; retried until the broker answers or the deadline passes.
-describe_topics() {
-  local deadline=$1 out
-  while :; do
-    if out=$(kafka_tool topics --bootstrap-server "$BOOTSTRAP" --describe --exclude-internal 2>&1); then
-      printf '%s\n' "$out"
-      return 0
-    fi
-    if ((SECONDS >= deadline)); then
-      printf '%s\n' "$out" | tail -n 10 >&2
-      return 1
-    fi
-    sleep 1
-  done
-}
-
-# Prints "partitions configs" of topic $2 from describe output $1, e.g. "6 min.insync.replicas=1,retention.ms=1".
-topic_summary() {
-  awk -v t="$2" -F '\t' '
-    $1 == "Topic: " t {
-      for (i = 1; i <= NF; i++) {
-        if ($i ~ /^PartitionCount: /) { p = substr($i, 17) }
-        if ($i ~ /^Configs: /) { c = substr($i, 10) }
-      }
-      print p, c; exit
-    }' <<<"$1"
-}
-
-# Number of partitions of the listed topics without a leader in describe output $1.
-leaderless() {
-  awk -v names="$2" -F '\t' '
-    BEGIN { n = split(names, a, " "); for (i = 1; i <= n; i++) want["Topic: " a[i]] = 1 }
-    $1 == "" && ($2 in want) {
-      for (i = 1; i <= NF; i++) if ($i ~ /^Leader: /) { l = substr($i, 9); if (l !~ /^[0-9]+$/) bad++ }
-    }
-    END { print bad + 0 }' <<<"$1"
-}
+# --- topics: ingest-app's `topics` command creates what is missing from io.tally.schemas.Topics (the specs ingest-app
+# --- itself checks at start), reports what exists, and returns once every partition has a leader (KAFKA-15591: a
+# --- batch produced right after createTopics can be lost). Existing topics are never altered.
 
 ensure_topics() {
-  local deadline=$((SECONDS + START_TIMEOUT_S)) desc name parts configs have have_parts have_configs kv
-  local changed=0 missing failed=0 job
-  local -a names=() missing_kv=() kvs=() cfg_args=() jobs=()
-  desc=$(describe_topics "$deadline") || die "kafka: the broker does not answer metadata requests; last lines of $STATE/logs/kafka.log:
+  local jar=$TALLY_ROOT/ingest-app/target/ingest-app.jar
+  ensure_built ingest-app
+  # A small client JVM (JIT tier 1, serial GC) starts in about a second on two cores. Its report goes to stderr with
+  # the rest of `up`'s progress; stdout stays the endpoint summary.
+  "$(java_bin)" -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar "$jar" topics \
+    --kafka.bootstrap.servers="127.0.0.1:$TALLY_KAFKA_PORT" --topics.timeout.ms="$((START_TIMEOUT_S * 1000))" >&2 ||
+    die "kafka: the topics are not ready (messages above); last lines of $STATE/logs/kafka.log:
 $(tail -n 30 "$STATE/logs/kafka.log" 2>/dev/null)"
-  while read -r name parts configs <&3; do
-    [[ -z $name || $name == \#* ]] && continue
-    names+=("$name")
-    have=$(topic_summary "$desc" "$name")
-    if [[ -z $have ]]; then
-      say "kafka: creating topic $name ($parts partitions${configs:+, $configs})"
-      changed=1
-      cfg_args=()
-      if [[ $configs != - && -n $configs ]]; then
-        IFS=, read -ra kvs <<<"$configs"
-        for kv in "${kvs[@]}"; do cfg_args+=(--config "$kv"); done
-      fi
-      kafka_tool topics --bootstrap-server "$BOOTSTRAP" --create --if-not-exists --topic "$name" \
-        --partitions "$parts" --replication-factor 1 "${cfg_args[@]}" >/dev/null &
-      jobs+=($!)
-      continue
-    fi
-    have_parts=${have%% *}
-    have_configs=,${have#* },
-    if ((have_parts < parts)); then
-      say "kafka: topic $name has $have_parts partitions, raising to $parts"
-      changed=1
-      kafka_tool topics --bootstrap-server "$BOOTSTRAP" --alter --topic "$name" --partitions "$parts" >/dev/null &
-      jobs+=($!)
-    elif ((have_parts > parts)); then
-      say "kafka: warning: topic $name has $have_parts partitions, topics.conf says $parts (Kafka cannot lower it; 'local/stack.sh clean' recreates it)"
-    fi
-    missing_kv=()
-    if [[ $configs != - && -n $configs ]]; then
-      IFS=, read -ra kvs <<<"$configs"
-      for kv in "${kvs[@]}"; do [[ $have_configs == *",$kv,"* ]] || missing_kv+=("$kv"); done
-    fi
-    if ((${#missing_kv[@]})); then
-      say "kafka: topic $name: setting ${missing_kv[*]}"
-      changed=1
-      kafka_tool configs --bootstrap-server "$BOOTSTRAP" --alter --entity-type topics --entity-name "$name" \
-        --add-config "$(IFS=,; printf '%s' "${missing_kv[*]}")" >/dev/null &
-      jobs+=($!)
-    fi
-  done 3<"$TALLY_ROOT/local/kafka/topics.conf"
-  # The admin commands run side by side (each is a JVM start, ~1.5 s); their errors are on stderr.
-  for job in "${jobs[@]}"; do
-    wait "$job" || failed=1
-  done
-  ((failed == 0)) || die "kafka: creating or altering topics failed (messages above)"
-
-  # KAFKA-15591: producing right after createTopics can lose a batch; return only once every partition
-  # of every listed topic has a leader.
-  while :; do
-    # The first pass reuses the describe from above when nothing was created or altered.
-    if ((changed)); then
-      desc=$(describe_topics "$deadline") || true
-    fi
-    changed=1
-    missing=0
-    for name in "${names[@]}"; do [[ -n $(topic_summary "$desc" "$name") ]] || missing=1; done
-    ((missing == 0)) && (($(leaderless "$desc" "${names[*]}") == 0)) && break
-    ((SECONDS < deadline)) || die "kafka: topics not ready (missing, or partitions without a leader) after ${START_TIMEOUT_S}s:
-$desc"
-    sleep 0.5
-  done
-  say "kafka: topics ready: ${names[*]}"
 }
 
 # --- commands

@@ -121,6 +121,38 @@ maven_cmd() {
   fi
 }
 
+# The application modules; each builds target/<module>.jar with its runtime class path in target/lib.
+APPS=(ingest-app read-service loadgen)
+
+# True when module $1's jar is missing or older than anything it is built from: a file under src/main (sources and
+# resources) or the pom of the module or of a module it depends on, the parent pom, or the default grade rules
+# rules/default-rules.yaml, which the rules module's jar (on ingest-app's and read-service's class path) carries a copy
+# of (loadgen reads the file at run time; a stale copy in a jar would aggregate or serve under other rules than
+# loadgen's ground truth).
+jar_stale() {
+  local jar=$TALLY_ROOT/$1/target/$1.jar m
+  [[ -f $jar && ! $TALLY_ROOT/pom.xml -nt $jar ]] || return 0
+  local -a inputs=("$TALLY_ROOT/rules/default-rules.yaml")
+  for m in config schemas cosmos-model rules "$1"; do inputs+=("$TALLY_ROOT/$m/src/main" "$TALLY_ROOT/$m/pom.xml"); done
+  [[ -n $(find "${inputs[@]}" -type f -newer "$jar" -print -quit 2>/dev/null) ]]
+}
+
+# Rebuilds the jars of the modules given (default: every application) when anything one is built from is newer than
+# it, or it is missing (jar_stale). ./tally runs it before an application; local/stack.sh before ingest-app's topics
+# command.
+ensure_built() {
+  local stale=0 m modules
+  (($#)) || set -- "${APPS[@]}"
+  for m in "$@"; do
+    if jar_stale "$m"; then stale=1; fi
+  done
+  ((stale)) || return 0
+  modules=$(IFS=,; printf '%s' "$*")
+  say "building $modules (./mvnw -DskipTests package; the first build downloads dependencies) ..."
+  (cd "$TALLY_ROOT" && ./mvnw -q -B -DskipTests package -pl "$modules" -am) >&2 \
+    || die "the build failed; run ./mvnw -DskipTests package to see why"
+}
+
 # True when something accepts TCP connections on 127.0.0.1:$1.
 port_open() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null

@@ -4,7 +4,7 @@ import com.azure.cosmos.CosmosAsyncContainer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.search.Search;
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.sink.SinkMetrics;
 import io.tally.loadgen.Loadgen;
@@ -49,7 +49,7 @@ final class PipelineRun implements AutoCloseable {
     final String applicationId;
     final String sinkGroup;
     final String database;
-    private final IngestMain ingest;
+    private final IngestApp ingest;
     private final ReadMain read;
     private final Admin admin;
     private Map<Integer, Long> inputTarget;
@@ -70,7 +70,7 @@ final class PipelineRun implements AutoCloseable {
         // Created (and their leaders awaited) before anything produces: KAFKA-15591.
         kafka.createTopics(Topics.specs(topics).stream().map(s -> TestKafka.topic(s.name(), s.partitions(), s.configs())).toList());
         String[] cosmosFlags = {"--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=" + database};
-        ingest = new IngestMain(IngestSettings.load(concat(concat(cosmosFlags, "--ingest.role=both",
+        ingest = new IngestApp(IngestSettings.load(concat(concat(cosmosFlags, "--ingest.role=both",
                 "--kafka.bootstrap.servers=" + kafka.bootstrapServers(), "--schema.registry.url=" + registryUrl,
                 "--topics.prefix=" + prefix, "--ingest.application-id=" + applicationId, "--sink.group-id=" + sinkGroup,
                 "--ingest.state-dir=" + Files.createTempDirectory("e2e-state"), "--sink.metrics.port=-1"), ingestFlags), Map.of()));

@@ -95,6 +95,28 @@ public final class Config {
         return out;
     }
 
+    /**
+     * Raw values for one client of a library whose settings pass through under a shared prefix with one
+     * sub-prefix per client, prefixes removed. With shared {@code kafka.} and clients {@code streams},
+     * {@code consumer} and {@code producer}: {@code kafka.linger.ms} reaches every client,
+     * {@code kafka.producer.linger.ms} only the producer, where it wins over the shared key. A key under another
+     * client's sub-prefix is that client's alone, never shared.
+     */
+    public Map<String, String> layered(String sharedPrefix, String client, Collection<String> clients) {
+        Map<String, String> out = shared(sharedPrefix, clients);
+        out.putAll(withPrefix(sharedPrefix + client + "."));
+        return out;
+    }
+
+    /** The keys under {@code sharedPrefix} that no client's sub-prefix claims (see {@link #layered}), prefix removed. */
+    public Map<String, String> shared(String sharedPrefix, Collection<String> clients) {
+        Map<String, String> out = new TreeMap<>();
+        withPrefix(sharedPrefix).forEach((k, v) -> {
+            if (clients.stream().noneMatch(c -> k.startsWith(c + "."))) out.put(k, v);
+        });
+        return out;
+    }
+
     private static Map<String, String> parseFlags(String[] args, List<String> problems) {
         Map<String, String> flags = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {

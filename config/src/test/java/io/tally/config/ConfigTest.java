@@ -69,6 +69,22 @@ class ConfigTest {
     }
 
     @Test
+    void aClientsOwnPrefixWinsOverTheSharedOneAndStaysItsOwn(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("app.properties");
+        Files.writeString(file, "kafka.linger.ms=5\nkafka.producer.linger.ms=50\nkafka.consumer.max.poll.records=10\n");
+        List<String> clients = List.of("streams", "consumer", "producer");
+        Config c = Config.load(ALL, List.of("kafka."), new String[] {"--config", file.toString(), "--kafka.acks=all",
+                "--kafka.streams.producer.linger.ms=20", "--kafka.consumer.max.poll.records=500"}, Map.of());
+
+        assertThat(c.layered("kafka.", "producer", clients)).as("producer: its own linger.ms beats the shared one")
+                .containsExactlyEntriesOf(new java.util.TreeMap<>(Map.of("acks", "all", "linger.ms", "50")));
+        assertThat(c.layered("kafka.", "consumer", clients)).as("consumer: the flag beats the file, shared keys apply")
+                .containsExactlyEntriesOf(new java.util.TreeMap<>(Map.of("acks", "all", "linger.ms", "5", "max.poll.records", "500")));
+        assertThat(c.layered("kafka.", "streams", clients)).as("streams: its own keys keep Kafka Streams' inner prefixes")
+                .containsExactlyEntriesOf(new java.util.TreeMap<>(Map.of("acks", "all", "linger.ms", "5", "producer.linger.ms", "20")));
+    }
+
+    @Test
     void environmentNamesDeriveFromKeys() {
         assertThat(Setting.string("kafka.bootstrap.servers", "x", "d").envName()).isEqualTo("TALLY_KAFKA_BOOTSTRAP_SERVERS");
         assertThat(Setting.string("read.api-keys.file", "x", "d").envName()).isEqualTo("TALLY_READ_API_KEYS_FILE");

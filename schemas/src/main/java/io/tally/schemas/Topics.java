@@ -5,9 +5,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The topics every part of Tally agrees on, with the partitions and configs they are created with.
- * The local stack reads the same definitions from {@code local/kafka/topics.conf} (a test keeps the
- * two equal); ingest-app creates missing topics and refuses to start on a misconfigured one.
+ * The topics every part of Tally agrees on, with the partitions and configs they are created with: the one list.
+ * ingest-app creates missing topics from it and refuses to start on a misconfigured one; its {@code topics}
+ * command ({@code ./tally topics}) does the same for the local stack and docker-compose.yml. The headers of the two
+ * dead-letter topics are {@link DeadLetters}.
  */
 public final class Topics {
     /** Avro TransactionEvents in the Confluent wire format, keyed by customer id. */

@@ -8,7 +8,8 @@ import com.azure.cosmos.models.CosmosItemRequestOptions;
 import com.azure.cosmos.models.PartitionKey;
 import io.micrometer.core.instrument.search.Search;
 import io.tally.benchmarks.BenchRun;
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.Main;
+import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.sink.SinkMetrics;
 import io.tally.model.BucketDocument;
@@ -94,7 +95,7 @@ public final class SinkBench {
         double stale;
         double ru;
         double limit;
-        try (IngestMain sink = new IngestMain(settings)) {
+        try (IngestApp sink = new IngestApp(settings)) {
             long t0 = System.nanoTime();
             sink.start();
             awaitCommitted(kafka, "bench-" + run, topic, ends, Duration.ofMinutes(10));
@@ -283,7 +284,7 @@ public final class SinkBench {
         for (String p : List.of("javax.net.ssl.trustStore", "javax.net.ssl.trustStorePassword", "javax.net.ssl.trustStoreType")) {
             if (System.getProperty(p) != null) cmd.add("-D" + p + "=" + System.getProperty(p));
         }
-        cmd.addAll(List.of(IngestMain.class.getName(), "--ingest.role=sink", "--kafka.bootstrap.servers=" + kafka.bootstrapServers(),
+        cmd.addAll(List.of(Main.class.getName(), "--ingest.role=sink", "--kafka.bootstrap.servers=" + kafka.bootstrapServers(),
                 "--topics.prefix=" + prefix, "--sink.group-id=backlog-" + run, "--cosmos.endpoint=" + cosmos.endpoint(),
                 "--cosmos.database=bench-backlog-" + run, "--sink.metrics.port=" + port));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(new File("target/sink-bench-backlog.log")).start();

@@ -11,7 +11,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.search.Search;
 import io.tally.benchmarks.BenchResults;
 import io.tally.benchmarks.BenchRun;
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.schemas.Topics;
 import io.tally.testsupport.cosmos.CosmosControl;
@@ -156,7 +156,7 @@ public final class SinkLatencyBench {
         IngestSettings settings = IngestSettings.load(args.toArray(String[]::new), Map.of());
         double[] maxLimit = {0};
         double[] maxTarget = {0};
-        try (IngestMain sink = new IngestMain(settings)) {
+        try (IngestApp sink = new IngestApp(settings)) {
             sink.start(); // client, container and warm-up happen here, before the clock starts
             MeterRegistry m = sink.sink().metrics().registry();
             DoubleSupplier docs = () -> counter(m, "tally.sink.documents.written");

@@ -12,11 +12,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** Everything ingest-app reads, parsed once. Kafka client settings pass through with the {@code kafka.} prefix. */
-public record IngestSettings(Role role, String bootstrapServers, String schemaRegistryUrl, String applicationId,
+/**
+ * Everything ingest-app reads, parsed once. Kafka client settings pass through with the {@code kafka.} prefix, per
+ * client with {@code kafka.streams.}, {@code kafka.consumer.} and {@code kafka.producer.} ({@link KafkaClientSettings}).
+ */
+public record IngestSettings(Role role, KafkaClientSettings kafka, String schemaRegistryUrl, String applicationId,
                              Path stateDir, Duration commitInterval, SinkSettings sink,
-                             CosmosSettings cosmos, Map<String, String> kafkaOverrides, AggregationSettings aggregation,
-                             Topics.Names topics, boolean createMissingTopics) {
+                             CosmosSettings cosmos, AggregationSettings aggregation,
+                             Topics.Names topics, boolean createMissingTopics, Duration topicsTimeout) {
 
     public enum Role { AGGREGATE, SINK, BOTH }
 
@@ -28,9 +31,13 @@ public record IngestSettings(Role role, String bootstrapServers, String schemaRe
     public static final Setting<String> REGISTRY = Setting.string("schema.registry.url", "http://127.0.0.1:8085",
             "Confluent-API schema registry URL(s), comma-separated.");
     public static final Setting<String> TOPIC_PREFIX = Setting.optionalString("topics.prefix", "",
-            "Prefix of every topic name (transactions, transactions.dlq, bucket-updates), to keep environments apart on one cluster.");
+            "Prefix of every topic name (transactions, transactions.dlq, bucket-updates, bucket-updates.dlq), to keep environments apart on one cluster.");
     public static final Setting<Boolean> CREATE_TOPICS = Setting.bool("topics.create-missing", true,
             "Create missing topics with their documented partitions and configs at start (misconfigured ones always stop the start).");
+    public static final Setting<Duration> TOPICS_TIMEOUT = Setting.millis("topics.timeout.ms", 60_000,
+            "How long topic provisioning (at start, and ./tally topics) waits for the broker to answer and "
+                    + "for every partition to have a leader before it gives up.")
+            .validate(d -> !d.isZero(), "must be > 0");
     public static final Setting<String> APP_ID = Setting.string("ingest.application-id", "tally-ingest",
             "Kafka Streams application id: names the consumer group, internal topics and state.");
     public static final Setting<String> STATE_DIR = Setting.string("ingest.state-dir", "/tmp/tally-streams",
@@ -40,7 +47,7 @@ public record IngestSettings(Role role, String bootstrapServers, String schemaRe
                     + "sixth of ingest.freshness-target.ms.");
 
     public static List<Setting<?>> all() {
-        List<Setting<?>> all = new ArrayList<>(List.of(ROLE, BOOTSTRAP, REGISTRY, TOPIC_PREFIX, CREATE_TOPICS, APP_ID, STATE_DIR,
+        List<Setting<?>> all = new ArrayList<>(List.of(ROLE, BOOTSTRAP, REGISTRY, TOPIC_PREFIX, CREATE_TOPICS, TOPICS_TIMEOUT, APP_ID, STATE_DIR,
                 FreshnessTarget.TARGET, COMMIT_INTERVAL));
         all.addAll(SinkSettings.ALL);
         all.addAll(AggregationSettings.ALL);
@@ -49,16 +56,16 @@ public record IngestSettings(Role role, String bootstrapServers, String schemaRe
     }
 
     public static IngestSettings load(String[] args, Map<String, String> env) {
-        Config c = Config.load(all(), List.of("kafka."), args, env);
-        Map<String, String> overrides = c.withPrefix("kafka.");
-        overrides.remove("bootstrap.servers");
+        Config c = Config.load(all(), List.of(KafkaClientSettings.PREFIX), args, env);
         FreshnessTarget freshness = FreshnessTarget.from(c);
         Duration commitInterval = c.get(COMMIT_INTERVAL).isZero() ? freshness.commitInterval() : c.get(COMMIT_INTERVAL);
-        return new IngestSettings(Role.valueOf(c.get(ROLE).toUpperCase(java.util.Locale.ROOT)), c.get(BOOTSTRAP),
-                c.get(REGISTRY), c.get(APP_ID), Path.of(c.get(STATE_DIR)), commitInterval,
-                SinkSettings.from(c, freshness), CosmosSettings.from(c), overrides, AggregationSettings.from(c),
-                Topics.Names.withPrefix(c.get(TOPIC_PREFIX)), c.get(CREATE_TOPICS));
+        return new IngestSettings(Role.valueOf(c.get(ROLE).toUpperCase(java.util.Locale.ROOT)),
+                KafkaClientSettings.from(c, c.get(BOOTSTRAP)), c.get(REGISTRY), c.get(APP_ID), Path.of(c.get(STATE_DIR)),
+                commitInterval, SinkSettings.from(c, freshness), CosmosSettings.from(c), AggregationSettings.from(c),
+                Topics.Names.withPrefix(c.get(TOPIC_PREFIX)), c.get(CREATE_TOPICS), c.get(TOPICS_TIMEOUT));
     }
+
+    public String bootstrapServers() { return kafka.bootstrapServers(); }
 
     public boolean runsAggregation() { return role != Role.SINK; }
 

@@ -2,7 +2,7 @@ package io.tally.ingest.replay;
 
 import io.tally.ingest.topology.BucketMath;
 import io.tally.ingest.topology.BucketStarts;
-import io.tally.ingest.topology.DeadLetters;
+import io.tally.schemas.DeadLetters;
 import io.tally.ingest.topology.DedupeRule;
 import io.tally.ingest.topology.EntityDeltas;
 import io.tally.ingest.topology.EventIntake;

@@ -115,8 +115,7 @@ public final class ReplayJob {
     }
 
     private KafkaConsumer<byte[], byte[]> consumer(IngestSettings ingest) {
-        Map<String, Object> c = new HashMap<>(ingest.kafkaOverrides());
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ingest.bootstrapServers());
+        Map<String, Object> c = new HashMap<>(ingest.kafka().consumerConfig());
         c.put(ConsumerConfig.GROUP_ID_CONFIG, settings.applicationId());
         c.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.applicationId());
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"); // what the live Streams consumer sees

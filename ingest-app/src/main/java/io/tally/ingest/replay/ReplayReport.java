@@ -1,6 +1,6 @@
 package io.tally.ingest.replay;
 
-import io.tally.ingest.topology.DeadLetters;
+import io.tally.schemas.DeadLetters;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;

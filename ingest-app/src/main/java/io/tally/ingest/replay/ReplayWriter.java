@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tally.ingest.sink.BucketWrite;
 import io.tally.ingest.sink.BulkExecutor;
 import io.tally.ingest.sink.BulkWriter;
+import io.tally.ingest.sink.DeadLetter;
 import io.tally.ingest.sink.DeadLetterPublisher;
 import io.tally.ingest.sink.SinkMetrics;
 import io.tally.ingest.sink.SinkSettings;
@@ -96,9 +97,9 @@ final class ReplayWriter {
         final ConcurrentLinkedQueue<String> first = new ConcurrentLinkedQueue<>();
 
         @Override
-        public Mono<Void> publish(BucketWrite write, int status, String reason) {
+        public Mono<Void> publish(BucketWrite write, DeadLetter letter) {
             return Mono.fromRunnable(() -> {
-                if (count.incrementAndGet() <= REFUSALS_KEPT) first.add(write.bucketId() + ": " + reason);
+                if (count.incrementAndGet() <= REFUSALS_KEPT) first.add(write.bucketId() + ": " + letter);
             });
         }
     }

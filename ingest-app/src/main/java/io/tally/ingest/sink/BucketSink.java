@@ -67,21 +67,20 @@ public final class BucketSink implements Runnable, AutoCloseable {
     /**
      * The production wiring: a KafkaConsumer on the bucket-updates topic, Cosmos bulk, a Kafka producer
      * to the bucket-updates DLQ (updates Cosmos refuses for good, or that cannot be decoded, with the
-     * original key and value and headers tally.reason, tally.status, tally.source.topic/partition/offset).
-     * {@code kafkaConfig} holds bootstrap servers and the {@code kafka.} pass-through settings.
+     * original key and value and the headers of {@link io.tally.schemas.DeadLetters}). The two configs hold
+     * bootstrap servers and the pass-through settings of each client ({@code kafka.} and {@code kafka.consumer.},
+     * {@code kafka.} and {@code kafka.producer.}).
      */
-    public static BucketSink create(SinkSettings settings, Topics.Names topics, Map<String, Object> kafkaConfig,
-                                    CosmosAsyncContainer container, SinkMetrics metrics) {
-        Map<String, Object> c = new HashMap<>(kafkaConfig);
+    public static BucketSink create(SinkSettings settings, Topics.Names topics, Map<String, Object> consumerConfig,
+                                    Map<String, Object> producerConfig, CosmosAsyncContainer container, SinkMetrics metrics) {
+        Map<String, Object> c = new HashMap<>(consumerConfig);
         c.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"); // only buckets of committed Streams transactions
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);         // offsets move only after Cosmos has the data
         c.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new ByteArrayDeserializer());
-        Map<String, Object> p = new HashMap<>(); // the DLQ producer gets the pass-through settings that are producer settings
-        kafkaConfig.forEach((k, v) -> { if (org.apache.kafka.clients.producer.ProducerConfig.configNames().contains(k)) p.put(k, v); });
         return new BucketSink(settings, topics.bucketUpdates(), new KafkaUpdateSource(consumer),
-                new CosmosBulkExecutor(container, settings), DeadLetterPublisher.kafka(p, topics.bucketUpdatesDlq()), metrics);
+                new CosmosBulkExecutor(container, settings), DeadLetterPublisher.kafka(producerConfig, topics.bucketUpdatesDlq()), metrics);
     }
 
     @Override

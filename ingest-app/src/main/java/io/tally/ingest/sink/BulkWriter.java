@@ -98,7 +98,7 @@ public final class BulkWriter implements AutoCloseable {
             w.generation = generations.getOrDefault(w.partition, 0L);
             inFlight.incrementAndGet();
             inFlightByPartition.computeIfAbsent(w.partition, p -> new AtomicInteger()).incrementAndGet();
-            if (w.poison != null) subscribe(deadLetter(w, 0, w.poison));
+            if (w.poison != null) subscribe(deadLetter(w, DeadLetter.undecodable(w.poison)));
             else documents.add(w);
         }
         // Group by logical partition: one entity's buckets travel in the same micro-batch.
@@ -250,8 +250,7 @@ public final class BulkWriter implements AutoCloseable {
                         later.add(w);
                         if (log.isDebugEnabled()) log.debug("retrying {} after {}:{}", w, r.status(), r.subStatus());
                     }
-                    case FAIL -> dead.add(deadLetter(w, r.status(), "COSMOS_" + r.status() + "/" + r.subStatus() + ": "
-                            + message(r.error())));
+                    case FAIL -> dead.add(deadLetter(w, DeadLetter.refused(r.status(), r.subStatus(), message(r.error()))));
                 }
             }
             for (BucketWrite w : writes) { // an operation without a result is retried like a lost connection
@@ -331,12 +330,12 @@ public final class BulkWriter implements AutoCloseable {
         return a.compareTo(b) >= 0 ? a : b;
     }
 
-    private Mono<Void> deadLetter(BucketWrite w, int status, String reason) {
-        return deadLetters.publish(w, status, reason)
+    private Mono<Void> deadLetter(BucketWrite w, DeadLetter letter) {
+        return deadLetters.publish(w, letter)
                 .retryWhen(Retry.backoff(Long.MAX_VALUE, settings.retryInitialBackoff()).maxBackoff(settings.retryMaxBackoff())
                         .doBeforeRetry(s -> log.warn("DLQ publish of {} failed, retrying: {}", w, s.failure().toString())))
                 .doOnSuccess(v -> {
-                    log.warn("{} dead-lettered: {}", w, reason);
+                    log.warn("{} dead-lettered: {}", w, letter);
                     finish(w, metrics.deadLettered);
                 });
     }

@@ -50,7 +50,7 @@ public final class Coalescer {
             doc = decoder.apply(r.value());
         } catch (RuntimeException e) {
             BucketWrite w = new BucketWrite(tp, r.key(), null, r.value(), r.offset(), null);
-            w.poison = "DECODE_FAILED: " + e.getMessage();
+            w.poison = String.valueOf(e.getMessage());
             poison.add(w);
             return;
         }

@@ -1,6 +1,7 @@
 package io.tally.ingest.sink;
 
-import java.nio.charset.StandardCharsets;
+import io.tally.schemas.DeadLetters;
+import java.time.Instant;
 import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -10,19 +11,14 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import reactor.core.publisher.Mono;
 
 /**
- * Puts a write Cosmos refused for good on the DLQ topic: the original key and value, and headers
- * {@code tally.reason} (e.g. {@code COSMOS_400/0: <message>} or {@code DECODE_FAILED: ...}),
- * {@code tally.status}, {@code tally.source.topic}, {@code tally.source.partition},
- * {@code tally.source.offset}. The write counts as done only once the broker acknowledged it.
+ * Puts a write Cosmos refused for good, or an update that does not decode, on the DLQ topic: the original key and
+ * value, and the headers of {@link DeadLetters} (reason {@code COSMOS_REFUSED} with the Cosmos status, or
+ * {@code DECODE_FAILED}; message; source topic, partition and offset; time). The write counts as done only once
+ * the broker acknowledged it.
  */
 public interface DeadLetterPublisher extends AutoCloseable {
-    String REASON = "tally.reason";
-    String STATUS = "tally.status";
-    String SOURCE_TOPIC = "tally.source.topic";
-    String SOURCE_PARTITION = "tally.source.partition";
-    String SOURCE_OFFSET = "tally.source.offset";
 
-    Mono<Void> publish(BucketWrite write, int status, String reason);
+    Mono<Void> publish(BucketWrite write, DeadLetter letter);
 
     @Override
     default void close() {}
@@ -35,13 +31,14 @@ public interface DeadLetterPublisher extends AutoCloseable {
         KafkaProducer<String, byte[]> producer = new KafkaProducer<>(c, new StringSerializer(), new ByteArraySerializer());
         return new DeadLetterPublisher() {
             @Override
-            public Mono<Void> publish(BucketWrite w, int status, String reason) {
+            public Mono<Void> publish(BucketWrite w, DeadLetter letter) {
                 return Mono.create(sink -> {
                     ProducerRecord<String, byte[]> r = new ProducerRecord<>(topic, w.key, w.raw);
-                    r.headers().add(REASON, bytes(reason)).add(STATUS, bytes(Integer.toString(status)))
-                            .add(SOURCE_TOPIC, bytes(w.partition.topic()))
-                            .add(SOURCE_PARTITION, bytes(Integer.toString(w.partition.partition())))
-                            .add(SOURCE_OFFSET, bytes(Long.toString(w.offset)));
+                    DeadLetters.describe(r.headers(), letter.reason(), letter.message(),
+                            new DeadLetters.Source(w.partition.topic(), w.partition.partition(), w.offset), Instant.now());
+                    if (letter.reason() == DeadLetters.Reason.COSMOS_REFUSED) {
+                        DeadLetters.cosmosStatus(r.headers(), letter.status(), letter.subStatus());
+                    }
                     producer.send(r, (md, e) -> {
                         if (e != null) sink.error(e);
                         else sink.success();
@@ -54,9 +51,5 @@ public interface DeadLetterPublisher extends AutoCloseable {
                 producer.close(java.time.Duration.ofSeconds(5));
             }
         };
-    }
-
-    private static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

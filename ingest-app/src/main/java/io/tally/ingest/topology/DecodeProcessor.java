@@ -1,5 +1,6 @@
 package io.tally.ingest.topology;
 
+import io.tally.schemas.DeadLetters;
 import java.time.Instant;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -34,7 +35,8 @@ public final class DecodeProcessor implements Processor<byte[], byte[], byte[], 
             return;
         }
         Record<byte[], Decoded> out = record.withValue(Decoded.rejected(record.value()));
-        DeadLetters.describe(out.headers(), outcome.reason(), outcome.message(), context.recordMetadata().orElse(null),
+        DeadLetters.describe(out.headers(), outcome.reason(), outcome.message(),
+                context.recordMetadata().map(m -> new DeadLetters.Source(m.topic(), m.partition(), m.offset())).orElse(null),
                 Instant.ofEpochMilli(context.currentSystemTimeMs()));
         context.forward(out);
     }

@@ -1,5 +1,6 @@
 package io.tally.ingest.topology;
 
+import io.tally.schemas.DeadLetters;
 import io.tally.schemas.avro.TransactionEvent;
 import io.tally.schemas.serde.AvroDecodeException;
 import io.tally.schemas.serde.SchemaRegistryException;

@@ -2,6 +2,7 @@ package io.tally.ingest.topology;
 
 import io.tally.rules.GradeRule;
 import io.tally.rules.GradeRules;
+import io.tally.schemas.DeadLetters;
 import io.tally.schemas.avro.TransactionEvent;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package io.tally.ingest.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.rules.GradeRules;
-import io.tally.ingest.topology.DeadLetters;
+import io.tally.schemas.DeadLetters;
 import io.tally.ingest.topology.EventIntake;
 import io.tally.ingest.topology.EventValidator;
 import io.tally.ingest.topology.FanOut;

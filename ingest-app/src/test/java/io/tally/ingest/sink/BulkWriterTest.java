@@ -67,8 +67,8 @@ class BulkWriterTest {
         final List<String> published = new CopyOnWriteArrayList<>();
 
         @Override
-        public Mono<Void> publish(BucketWrite write, int status, String reason) {
-            published.add(write.doc == null ? write.key + " " + reason : write.doc.id() + " " + reason);
+        public Mono<Void> publish(BucketWrite write, DeadLetter letter) {
+            published.add(write.doc == null ? write.key + " " + letter : write.doc.id() + " " + letter);
             return Mono.empty();
         }
     }
@@ -141,7 +141,7 @@ class BulkWriterTest {
             submit(w, "ok1", "poison", "ok2");
             await(() -> w.inFlightDocuments() == 0);
         }
-        assertThat(dlq.published).singleElement().asString().startsWith("poison COSMOS_400/0");
+        assertThat(dlq.published).singleElement().asString().startsWith("poison COSMOS_REFUSED: Cosmos answered 400/0");
         assertThat(script.calls).contains("ok1:PATCH_IF_NEWER", "ok2:PATCH_IF_NEWER");
         assertThat(tracker.committable()).isEqualTo(Map.of(P0, new OffsetAndMetadata(3)));
     }

@@ -1,5 +1,6 @@
 package io.tally.ingest.topology;
 
+import io.tally.schemas.DeadLetters;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.rules.GradeRules;

@@ -18,33 +18,49 @@ import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Creates missing topics and verifies existing ones against their {@link TopicSpec}, then waits
  * until every partition has a leader: an idempotent producer that writes to a partition before that
- * can lose a batch (KAFKA-15591). All problems are reported in one exception.
+ * can lose a batch (KAFKA-15591). All problems are reported in one exception. Existing topics are
+ * never altered: a difference that is not required is returned as a note, for the caller to report.
  */
 public final class TopicProvisioner {
-    private static final Logger log = LoggerFactory.getLogger(TopicProvisioner.class);
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+
+    /**
+     * What provisioning found or did for one topic.
+     *
+     * @param created    whether this call created it
+     * @param partitions its partition count now
+     * @param notes      differences from its spec that do not stop the start (fewer partitions, other configs)
+     */
+    public record Outcome(String name, boolean created, int partitions, List<String> notes) {}
 
     private final Admin admin;
+    private final Duration timeout;
 
     public TopicProvisioner(Admin admin) {
-        this.admin = admin;
+        this(admin, DEFAULT_TIMEOUT);
     }
 
-    public void ensure(List<TopicSpec> specs, boolean createMissing) {
+    /** {@code timeout} bounds each step: listing, creating, describing, and waiting for leaders. */
+    public TopicProvisioner(Admin admin, Duration timeout) {
+        this.admin = admin;
+        this.timeout = timeout;
+    }
+
+    /** Ensures every topic of {@code specs}; returns one outcome per spec, in order. */
+    public List<Outcome> ensure(List<TopicSpec> specs, boolean createMissing) {
         try {
-            Set<String> existing = admin.listTopics().names().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            Set<String> existing = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             List<String> problems = new ArrayList<>();
+            List<Outcome> outcomes = new ArrayList<>();
             for (TopicSpec spec : specs) {
                 if (existing.contains(spec.name())) {
-                    verify(spec, problems);
+                    outcomes.add(verify(spec, problems));
                 } else if (createMissing) {
-                    create(spec);
+                    outcomes.add(create(spec));
                 } else {
                     problems.add("topic " + spec.name() + " does not exist: create it with " + spec.partitions()
                             + " partitions and " + spec.configs() + ", or set topics.create-missing=true");
@@ -53,29 +69,43 @@ public final class TopicProvisioner {
             if (!problems.isEmpty()) {
                 throw new IllegalStateException("Kafka topics are not as Tally needs them:\n  - " + String.join("\n  - ", problems));
             }
-            awaitLeaders(specs.stream().map(TopicSpec::name).toList(), TIMEOUT);
+            awaitLeaders(specs.stream().map(TopicSpec::name).toList(), timeout);
+            return outcomes;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while provisioning topics", e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot provision topics: " + e.getMessage(), e);
+        } catch (TimeoutException e) {
+            throw unanswered(e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) throw unanswered(e);
+            throw new IllegalStateException("cannot provision topics: " + e.getCause(), e);
         }
     }
 
-    private void create(TopicSpec spec) throws InterruptedException, ExecutionException, TimeoutException {
+    private IllegalStateException unanswered(Exception e) {
+        return new IllegalStateException("Kafka did not answer within " + timeout.toSeconds() + " s while provisioning topics"
+                + " (is the broker up, and kafka.bootstrap.servers right?)", e);
+    }
+
+    private Outcome create(TopicSpec spec) throws InterruptedException, ExecutionException, TimeoutException {
         try {
             // Replication follows the broker's default.replication.factor: 1 locally, 3 in production clusters.
             admin.createTopics(List.of(new NewTopic(spec.name(), java.util.Optional.of(spec.partitions()),
-                    java.util.Optional.empty()).configs(spec.configs()))).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            log.info("created topic {} ({} partitions, {})", spec.name(), spec.partitions(), spec.configs());
+                    java.util.Optional.empty()).configs(spec.configs()))).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return new Outcome(spec.name(), true, spec.partitions(), List.of());
         } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) throw e; // another instance was quicker
+            if (!(e.getCause() instanceof TopicExistsException)) throw e;
+            List<String> problems = new ArrayList<>(); // another instance was quicker: check what it created
+            Outcome found = verify(spec, problems);
+            if (!problems.isEmpty()) throw new IllegalStateException(String.join("; ", problems));
+            return found;
         }
     }
 
-    private void verify(TopicSpec spec, List<String> problems) throws InterruptedException, ExecutionException, TimeoutException {
+    private Outcome verify(TopicSpec spec, List<String> problems) throws InterruptedException, ExecutionException, TimeoutException {
+        List<String> notes = new ArrayList<>();
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, spec.name());
-        Config actual = admin.describeConfigs(List.of(resource)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(resource);
+        Config actual = admin.describeConfigs(List.of(resource)).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(resource);
         for (Map.Entry<String, String> want : spec.configs().entrySet()) {
             var entry = actual.get(want.getKey());
             String have = entry == null ? null : entry.value();
@@ -85,15 +115,16 @@ public final class TopicProvisioner {
                         + " (kafka-configs --alter --entity-type topics --entity-name " + spec.name() + " --add-config "
                         + want.getKey() + "=" + want.getValue() + ")");
             } else {
-                log.warn("topic {} has {}={} (Tally creates it with {})", spec.name(), want.getKey(), have, want.getValue());
+                notes.add(want.getKey() + "=" + have + " (Tally creates it with " + want.getValue() + ")");
             }
         }
         int partitions = admin.describeTopics(List.of(spec.name())).allTopicNames()
-                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(spec.name()).partitions().size();
+                .get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(spec.name()).partitions().size();
         if (partitions < spec.partitions()) {
-            log.warn("topic {} has {} partitions, fewer than the {} Tally creates: it limits how many instances share the work",
-                    spec.name(), partitions, spec.partitions());
+            notes.add(partitions + " partitions, fewer than the " + spec.partitions()
+                    + " Tally creates: it limits how many instances share the work");
         }
+        return new Outcome(spec.name(), false, partitions, List.copyOf(notes));
     }
 
     /** Waits until every partition of the topics has a leader. */

@@ -1,7 +1,7 @@
 package io.tally.testsupport.pipeline;
 
 import com.sun.net.httpserver.HttpServer;
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.Main;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
@@ -12,7 +12,7 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
- * {@link IngestMain} plus a per-process view of the Kafka consumers' fetch counters, so a test can see
+ * ingest-app ({@link Main}, its jar's entry class) plus a per-process view of the Kafka consumers' fetch counters, so a test can see
  * which instance consumed how much of each topic, monotonic across the consumers Streams replaces.
  * {@code GET /consumed} answers lines {@code <topic> <records consumed>}, summed over this JVM's consumers, from the
  * clients' own JMX metrics. The port comes from {@code -Dtally.observe.port}.
@@ -40,7 +40,7 @@ public final class ObservedIngestMain {
         });
         http.start();
         try {
-            IngestMain.main(args);
+            Main.main(args);
         } finally {
             http.stop(0);
         }

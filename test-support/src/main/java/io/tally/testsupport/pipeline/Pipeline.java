@@ -7,7 +7,7 @@ import com.azure.cosmos.models.CosmosQueryRequestOptions;
 import com.azure.cosmos.models.FeedResponse;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tally.ingest.topology.DeadLetters;
+import io.tally.schemas.DeadLetters;
 import io.tally.loadgen.Loadgen;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.schemas.Topics;
@@ -238,7 +238,7 @@ public final class Pipeline implements AutoCloseable {
         throw new AssertionError(m.toString());
     }
 
-    /** Records on the input DLQ by {@code tally.reason} header (read_committed, from the start to the current end). */
+    /** Records on the input DLQ by their {@code tally.dlq.reason} header (read_committed, from the start to the current end). */
     Map<String, Long> deadLettersByReason() {
         Map<String, Long> out = new TreeMap<>();
         readAll(topics.transactionsDlq(), r -> {

@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.Main;
+import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.topology.BucketDocumentSerde;
-import io.tally.ingest.topology.DeadLetters;
+import io.tally.schemas.DeadLetters;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.loadgen.Loadgen;
 import io.tally.loadgen.LoadgenSettings;
@@ -53,7 +54,7 @@ class AggregationIT {
         Topics.Names topics = createTopics(kafka, "agg-" + UUID.randomUUID().toString().substring(0, 8) + ".");
         JsonNode truth = produce(kafka, registry, topics, dir, 4000, 1);
         String appId = "agg-" + UUID.randomUUID();
-        try (IngestMain ingest = new IngestMain(IngestSettings.load(ingestFlags(kafka, registry, topics, appId, dir), Map.of()))) {
+        try (IngestApp ingest = new IngestApp(IngestSettings.load(ingestFlags(kafka, registry, topics, appId, dir), Map.of()))) {
             ingest.start();
             awaitDrained(kafka, appId, topics.transactions(), DRAIN_TIMEOUT);
         }
@@ -69,11 +70,11 @@ class AggregationIT {
         Path log = dir.resolve("ingest.log");
 
         JsonNode first = produce(kafka, registry, topics, dir, 3000, 7);
-        ChildJvm streams = ChildJvm.start(IngestMain.class, args, Map.of(), log);
+        ChildJvm streams = ChildJvm.start(Main.class, args, Map.of(), log);
         awaitSomeOutput(kafka, topics, streams);
         streams.kill(); // SIGKILL mid-run: open transactions abort, state is restored from the changelog
         JsonNode second = produce(kafka, registry, topics, dir, 3000, 8);
-        try (ChildJvm restarted = ChildJvm.start(IngestMain.class, args, Map.of(), log)) {
+        try (ChildJvm restarted = ChildJvm.start(Main.class, args, Map.of(), log)) {
             awaitDrained(kafka, appId, topics.transactions(), DRAIN_TIMEOUT);
             assertThat(restarted.isAlive()).as("restarted ingest-app\n%s", restarted.logTail()).isTrue();
         }

@@ -3,7 +3,7 @@ package io.tally.tests.aggregation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.rules.GradeRules;
-import io.tally.ingest.topology.DeadLetters;
+import io.tally.schemas.DeadLetters;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.ingest.topology.TopologySettings;
 import io.tally.model.BucketDocument;
@@ -31,7 +31,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.topology.BucketDocumentSerde;
 import io.tally.testsupport.kafka.TestKafka;
@@ -158,7 +158,7 @@ class InputFuzzIT {
             }
         }
         String appId = prefix + "app";
-        try (IngestMain ingest = new IngestMain(IngestSettings.load(AggregationIT.ingestFlags(kafka, registry, topics, appId, dir), Map.of()))) {
+        try (IngestApp ingest = new IngestApp(IngestSettings.load(AggregationIT.ingestFlags(kafka, registry, topics, appId, dir), Map.of()))) {
             ingest.start();
             AggregationIT.awaitDrained(kafka, appId, topics.transactions(), Duration.ofSeconds(180));
         }

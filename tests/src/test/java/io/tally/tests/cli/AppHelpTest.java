@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tally.config.Setting;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.replay.ReplaySettings;
+import io.tally.ingest.topics.TopicsCommand;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.read.ReadSettings;
 import java.nio.file.Path;
@@ -23,15 +24,21 @@ import org.junit.jupiter.api.Test;
 class AppHelpTest {
     @Test
     void ingestApp() throws Exception {
-        CommandRun r = run("io.tally.ingest.app.IngestMain", "--ingest.role=sink", "--no.such.setting=1", "--help");
+        CommandRun r = run("io.tally.ingest.Main", "--ingest.role=sink", "--no.such.setting=1", "--help");
         assertHelp(r, "Usage: ./tally ingest", IngestSettings.all());
     }
 
     @Test
     void ingestAppReplay() throws Exception {
-        CommandRun r = run("io.tally.ingest.app.IngestMain", "replay", "--from", "not-a-time", "-h");
+        CommandRun r = run("io.tally.ingest.Main", "replay", "--from", "not-a-time", "-h");
         assertHelp(r, "Usage: ./tally replay", ReplaySettings.ALL);
         IngestSettings.all().forEach(s -> assertThat(r.out()).as("ingest-app setting " + s.key()).contains("--" + s.key() + " ("));
+    }
+
+    @Test
+    void ingestAppTopics() throws Exception {
+        CommandRun r = run("io.tally.ingest.Main", "topics", "--topics.timeout.ms=oops", "--help");
+        assertHelp(r, "Usage: ./tally topics", TopicsCommand.SETTINGS);
     }
 
     @Test

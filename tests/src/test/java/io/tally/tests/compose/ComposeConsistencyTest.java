@@ -7,10 +7,13 @@ import static org.assertj.core.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.tally.config.Config;
 import io.tally.config.Setting;
 import io.tally.cosmos.CosmosSettings;
 import io.tally.ingest.app.IngestSettings;
+import io.tally.ingest.app.KafkaClientSettings;
 import io.tally.ingest.sink.SinkSettings;
+import io.tally.ingest.topics.TopicsCommand;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.read.ReadSettings;
 import io.tally.schemas.Topics;
@@ -20,7 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -28,7 +30,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,10 +39,9 @@ import org.junit.jupiter.api.Test;
  * be checked without one: that the file agrees with the code and with itself. Services that are
  * referenced exist, every TALLY_* variable an app gets is one of its declared settings (and parses),
  * every address an app is given names a compose service and a port that service listens on, the
- * images are built from files that exist, every long-running service has a healthcheck, and the
- * topics created are the ones {@link Topics} names, with the partitions and configs of the local stack,
- * and the demo service drives ingest-app and read-service through addresses they serve, with options
- * local/demo.sh accepts.
+ * images are built from files that exist, every long-running service has a healthcheck, the topics
+ * come from ingest-app's own topics command before anything uses them, and the demo service drives
+ * ingest-app and read-service through addresses they serve, with options local/demo.sh accepts.
  */
 class ComposeConsistencyTest {
     private static final String KAFKA_BOOTSTRAP = "kafka.bootstrap.servers";
@@ -52,10 +52,11 @@ class ComposeConsistencyTest {
     /** The app services and the settings each one declares. The demo service runs loadgen. */
     private static final Map<String, List<Setting<?>>> APPS = new LinkedHashMap<>();
     /** Services whose image is built from another module than the one named like the service. */
-    private static final Map<String, String> MODULE_OF = Map.of("demo", "loadgen");
+    private static final Map<String, String> MODULE_OF = Map.of("demo", "loadgen", "topics", "ingest-app");
 
     static {
         APPS.put("ingest-app", IngestSettings.all());
+        APPS.put("topics", TopicsCommand.SETTINGS);
         APPS.put("read-service", ReadSettings.all());
         APPS.put("loadgen", LoadgenSettings.ALL);
         APPS.put("demo", LoadgenSettings.ALL);
@@ -80,7 +81,7 @@ class ComposeConsistencyTest {
         assertThat(servicesWithImage("apache/kafka:")).as("a Kafka broker (apache/kafka)").isNotEmpty();
         assertThat(servicesWithImage("confluentinc/cp-schema-registry:")).as("a Confluent Schema Registry").hasSize(1);
         assertThat(servicesWithImage(EMULATOR_IMAGE + ":")).as("a Cosmos DB emulator").hasSize(1);
-        assertThat(topicInitService()).as("a service that creates the topics (environment TOPICS_SPEC)").isPresent();
+        assertThat(strings(services.path("topics").path("command"))).as("a service that creates the topics").containsExactly("topics");
     }
 
     @Test
@@ -120,6 +121,8 @@ class ComposeConsistencyTest {
         });
         // The values must also parse and validate, exactly as the apps will load them at start.
         assertThatCode(() -> IngestSettings.load(new String[0], environment("ingest-app"))).as("ingest-app settings").doesNotThrowAnyException();
+        assertThatCode(() -> Config.load(TopicsCommand.SETTINGS, List.of(KafkaClientSettings.PREFIX), new String[0], environment("topics")))
+                .as("topics command settings").doesNotThrowAnyException();
         assertThatCode(() -> ReadSettings.load(new String[0], environment("read-service"))).as("read-service settings").doesNotThrowAnyException();
         assertThatCode(() -> LoadgenSettings.load(new String[0], environment("loadgen"))).as("loadgen settings").doesNotThrowAnyException();
         assertThatCode(() -> LoadgenSettings.load(new String[0], environment("demo"))).as("demo (loadgen) settings").doesNotThrowAnyException();
@@ -163,9 +166,12 @@ class ComposeConsistencyTest {
         // The infrastructure's own Kafka clients, too.
         for (String service : serviceNames()) {
             Map<String, String> env = environment(service);
-            for (String k : List.of("SCHEMA_REGISTRY_KAFKASTORE_BOOTSTRAP_SERVERS", "BOOTSTRAP_SERVERS")) {
-                if (env.containsKey(k)) assertKafkaAddresses(service, env.get(k));
+            if (env.containsKey("SCHEMA_REGISTRY_KAFKASTORE_BOOTSTRAP_SERVERS")) {
+                assertKafkaAddresses(service, env.get("SCHEMA_REGISTRY_KAFKASTORE_BOOTSTRAP_SERVERS"));
             }
+            List<String> entrypoint = strings(services.path(service).path("entrypoint"));
+            int flag = entrypoint.indexOf("--bootstrap-server");
+            if (flag >= 0) assertKafkaAddresses(service, entrypoint.get(flag + 1));
         }
     }
 
@@ -258,30 +264,27 @@ class ComposeConsistencyTest {
         assertThat(isOneShot("loadgen")).as("loadgen is one run").isTrue();
     }
 
+    /**
+     * The topics come from ingest-app's topics command (the specs of {@link Topics}, which ingest-app checks at start
+     * too), after the broker runs transaction.version=1, and before anything produces to or reads from them.
+     */
     @Test
-    void topicsCreatedAreTheTopicsOfTheCodeWithTheLocalStacksPartitionsAndConfigs() throws IOException {
-        String init = topicInitService().orElseThrow();
-        Map<String, String> spec = topicSpec(environment(init).get("TOPICS_SPEC"));
-        assertThat(spec.keySet()).as("topics created by %s", init)
-                .containsExactlyInAnyOrder(Topics.TRANSACTIONS, Topics.TRANSACTIONS_DLQ, Topics.BUCKET_UPDATES, Topics.BUCKET_UPDATES_DLQ);
-        Map<String, String> code = new TreeMap<>();
-        for (Topics.TopicSpec t : Topics.specs(Topics.Names.DEFAULT)) {
-            code.put(t.name(), t.partitions() + " " + (t.configs().isEmpty() ? "-" : String.join(",",
-                    new TreeMap<>(t.configs()).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())));
-        }
-        assertThat(spec).as("compose topics = Topics.specs, which ingest-app creates").isEqualTo(code);
+    void topicsComeFromIngestAppsTopicsCommandBeforeAnythingUsesThem() {
+        assertThat(strings(services.path("topics").path("command"))).as("topics: the jar's command").containsExactly("topics");
+        assertThat(image("topics")).as("topics runs ingest-app's image").isEqualTo(image("ingest-app"));
+        assertThat(isOneShot("topics")).as("topics is one run").isTrue();
 
-        Path topicsConf = root.resolve("local/kafka/topics.conf");
-        assertThat(topicsConf).as("the local stack's topic list").isRegularFile();
-        assertThat(spec).as("compose topics = %s", root.relativize(topicsConf)).isEqualTo(topicSpec(Files.readString(topicsConf)));
-
-        assertThat(String.join(" ", strings(services.path(init).path("entrypoint")))).as("%s entrypoint", init).contains("create-topics.sh");
-        assertThat(image(init)).as("%s uses the broker's image (same CLI version)", init).isEqualTo(image("kafka"));
+        String features = servicesWithImage("apache/kafka:").stream().filter(s -> !s.equals("kafka")).findFirst()
+                .orElseGet(() -> fail("no one-shot service with the broker's image sets transaction.version"));
+        assertThat(image(features)).as("%s uses the broker's image (same CLI version)", features).isEqualTo(image("kafka"));
+        assertThat(String.join(" ", strings(services.path(features).path("entrypoint"))))
+                .as("%s entrypoint", features).contains("kafka-features.sh").contains("downgrade").contains("transaction.version=1");
+        assertThat(dependsOn("topics")).as("topics start after %s", features).containsEntry(features, "service_completed_successfully");
 
         String loadgenTopic = environment("loadgen").getOrDefault(LoadgenSettings.TOPIC.envName(), LoadgenSettings.TOPIC.defaultValue().orElseThrow());
         assertThat(loadgenTopic).as("loadgen produces to").isEqualTo(Topics.TRANSACTIONS);
         for (String app : List.of("ingest-app", "loadgen", "demo")) {
-            assertThat(dependsOn(app)).as("%s starts after the topics exist", app).containsEntry(init, "service_completed_successfully");
+            assertThat(dependsOn(app)).as("%s starts after the topics exist", app).containsEntry("topics", "service_completed_successfully");
         }
     }
 
@@ -466,10 +469,6 @@ class ComposeConsistencyTest {
         return serviceNames().stream().filter(s -> image(s) != null && image(s).startsWith(prefix)).toList();
     }
 
-    private static Optional<String> topicInitService() {
-        return serviceNames().stream().filter(s -> environment(s).containsKey("TOPICS_SPEC")).findFirst();
-    }
-
     private static List<String> appsWith(String key) {
         return APPS.entrySet().stream().filter(e -> find(e.getValue(), key).isPresent()).map(Map.Entry::getKey).toList();
     }
@@ -597,21 +596,6 @@ class ComposeConsistencyTest {
 
     private static int portOf(String hostPort) {
         return Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1));
-    }
-
-    /** Topic lines "name partitions configs" (the format of local/kafka/topics.conf) as name -> "partitions configs". */
-    private static Map<String, String> topicSpec(String text) {
-        assertThat(text).as("topic list").isNotBlank();
-        Map<String, String> spec = new TreeMap<>();
-        BiConsumer<String, String> put = (name, rest) -> assertThat(spec.put(name, rest)).as("topic %s listed twice", name).isNull();
-        for (Iterator<String> it = text.lines().iterator(); it.hasNext(); ) {
-            String line = it.next().trim();
-            if (line.isEmpty() || line.startsWith("#")) continue;
-            String[] cols = line.split("\\s+");
-            assertThat(cols.length).as("topic line '%s'", line).isBetween(2, 3);
-            put.accept(cols[0], cols[1] + " " + (cols.length == 3 ? cols[2] : "-"));
-        }
-        return spec;
     }
 
     private static Path repositoryRoot() {

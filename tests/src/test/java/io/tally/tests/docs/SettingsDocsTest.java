@@ -6,6 +6,7 @@ import io.tally.config.Config;
 import io.tally.config.Setting;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.replay.ReplaySettings;
+import io.tally.ingest.topics.TopicsCommand;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.read.ReadSettings;
 import java.nio.file.Files;
@@ -27,6 +28,7 @@ class SettingsDocsTest {
         apps.put("read-service", ReadSettings.all());
         apps.put("loadgen", LoadgenSettings.ALL);
         apps.put("replay (./tally replay; ingest-app's settings apply too)", ReplaySettings.ALL);
+        apps.put("topics (./tally topics, java -jar ingest-app.jar topics; kafka.* reaches its admin client)", TopicsCommand.SETTINGS);
         return apps;
     }
 

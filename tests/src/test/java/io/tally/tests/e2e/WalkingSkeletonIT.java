@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
-import io.tally.ingest.topology.DeadLetters;
+import io.tally.schemas.DeadLetters;
 import io.tally.loadgen.Loadgen;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.read.ReadMain;
@@ -90,7 +90,7 @@ class WalkingSkeletonIT {
                 "--loadgen.declined.fraction=0", "--loadgen.refunded.fraction=0",
                 "--loadgen.ground-truth-file=" + Files.createTempDirectory("skeleton-truth").resolve("ground-truth.json")}, Map.of());
 
-        try (IngestMain ingest = new IngestMain(ingestSettings); ReadMain read = new ReadMain(readSettings)) {
+        try (IngestApp ingest = new IngestApp(ingestSettings); ReadMain read = new ReadMain(readSettings)) {
             ingest.start();
             read.start();
             byte[] garbage = "{\"not\": \"avro\"}".getBytes(StandardCharsets.UTF_8);

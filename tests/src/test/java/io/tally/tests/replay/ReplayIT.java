@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.Main;
+import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.replay.ReplayException;
 import io.tally.ingest.replay.ReplayJob;
-import io.tally.ingest.replay.ReplayMain;
 import io.tally.ingest.replay.ReplayRange;
 import io.tally.ingest.replay.ReplayReport;
 import io.tally.ingest.replay.ReplaySettings;
@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Invariant 5 on the real broker and Cosmos SDK: a replay of a historical range reproduces exactly what
- * the live run produced. The live run (IngestMain in-process) aggregates loadgen events spread over three
+ * the live run produced. The live run (IngestApp in-process) aggregates loadgen events spread over three
  * past hours, with duplicates and late, future, invalid and malformed records; a replay of the last two
  * hours into another container must hold, for every bucket wholly inside them, the live document
  * (sum, count, min, max, ver) and loadgen's ground truth, and nothing else. Re-running changes nothing;
@@ -61,7 +61,7 @@ class ReplayIT {
             TestKafka kafka, LocalSchemaRegistry registry, LocalCosmos cosmos, @TempDir Path dir) throws Exception {
         Instant hour = Instant.now().truncatedTo(ChronoUnit.HOURS);
         try (ReplayWorld world = new ReplayWorld(kafka, registry, cosmos, "equal");
-             IngestMain live = new IngestMain(world.liveSettings(dir.resolve("state")))) {
+             IngestApp live = new IngestApp(world.liveSettings(dir.resolve("state")))) {
             live.start();
             Loadgen.Summary run = Loadgen.run(world.loadgen(world.topics.transactions(), dir.resolve("truth.json"),
                     "--loadgen.events=3000", "--loadgen.customers=40", "--loadgen.start=" + hour.minus(Duration.ofHours(3)),
@@ -155,12 +155,14 @@ class ReplayIT {
                     .hasMessageContaining("after the requested start " + from.minus(Duration.ofMinutes(5)))
                     .satisfies(e -> assertThat(e.getMessage()).doesNotContain(world.topics.transactions() + "-0"));
 
-            // The command-line entry point says so on stderr and exits non-zero.
+            // The jar's entry point, as `./tally replay` runs it, says so on stderr and exits non-zero.
             Path log = dir.resolve("replay-main.log");
-            try (ChildJvm main = ChildJvm.start(ReplayMain.class, args, Map.of(), log)) {
+            List<String> command = new ArrayList<>(List.of("replay"));
+            command.addAll(args);
+            try (ChildJvm main = ChildJvm.start(Main.class, command, Map.of(), log)) {
                 long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
                 while (main.isAlive() && System.nanoTime() < deadline) Thread.sleep(100);
-                assertThat(main.isAlive()).as("ReplayMain ends by itself").isFalse();
+                assertThat(main.isAlive()).as("replay ends by itself").isFalse();
                 assertThat(main.stop(Duration.ofSeconds(5))).isEqualTo(ReplayJob.EXIT_RETENTION_LOST);
                 assertThat(Files.readString(log)).contains("replay: the topic no longer retains the start of the range")
                         .contains(partition);
@@ -182,7 +184,7 @@ class ReplayIT {
                     "--loadgen.malformed.fraction=0.01", "--loadgen.record-file=" + recording));
             assertThat(recorded.failed()).isZero();
 
-            try (IngestMain live = new IngestMain(world.liveSettings(dir.resolve("state")))) {
+            try (IngestApp live = new IngestApp(world.liveSettings(dir.resolve("state")))) {
                 live.start();
                 Loadgen.Summary replayed = Loadgen.run(world.loadgen(world.topics.transactions(), dir.resolve("replay-truth.json"),
                         "--loadgen.mode=replay", "--loadgen.replay-file=" + recording, "--loadgen.replay.speed=0"));

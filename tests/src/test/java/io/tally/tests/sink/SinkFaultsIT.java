@@ -3,10 +3,10 @@ package io.tally.tests.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.search.Search;
-import io.tally.ingest.app.IngestMain;
-import io.tally.ingest.sink.DeadLetterPublisher;
+import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.sink.SinkMetrics;
 import io.tally.model.BucketDocument;
+import io.tally.schemas.DeadLetters;
 import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.CosmosControl;
 import io.tally.testsupport.cosmos.CosmosControl.Fault;
@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sink (in-process IngestMain, role sink) against the real broker and the local Cosmos endpoint
+ * The sink (in-process IngestApp, role sink) against the real broker and the local Cosmos endpoint
  * while the endpoint throttles, fails and goes away. Each test ends with every bucket holding the
  * newest version produced. Fault rules are scoped to the test's own database and removed in finally.
  */
@@ -46,7 +47,7 @@ class SinkFaultsIT {
     void aBudgetAtHalfTheDemandThrottlesButEverythingArrives(TestKafka kafka, LocalCosmos cosmos) throws Exception {
         CosmosControl control = cosmos.control();
         int buckets = 4000;
-        try (SinkRun run = new SinkRun(kafka, cosmos, "storm"); IngestMain sink = new IngestMain(run.settings())) {
+        try (SinkRun run = new SinkRun(kafka, cosmos, "storm"); IngestApp sink = new IngestApp(run.settings())) {
             // Phase A, unthrottled: the sink's natural document rate on this machine.
             run.produce(buckets, 1, 1);
             long t0 = System.nanoTime();
@@ -85,7 +86,7 @@ class SinkFaultsIT {
     void theSinksOwnRuBudgetKeepsItsRateUnderTheBudget(TestKafka kafka, LocalCosmos cosmos) throws Exception {
         int budget = 3000;
         try (SinkRun run = new SinkRun(kafka, cosmos, "budget");
-             IngestMain sink = new IngestMain(run.settings("--sink.ru-budget=" + budget))) {
+             IngestApp sink = new IngestApp(run.settings("--sink.ru-budget=" + budget))) {
             run.produce(1500, 1, 1);
             sink.start();
             run.awaitAllCorrect(Duration.ofSeconds(30));
@@ -108,7 +109,7 @@ class SinkFaultsIT {
     void burstsOf503_408_410And449EndWithEveryBucketCorrect(TestKafka kafka, LocalCosmos cosmos) throws Exception {
         CosmosControl control = cosmos.control();
         List<String> rules = new ArrayList<>();
-        try (SinkRun run = new SinkRun(kafka, cosmos, "bursts"); IngestMain sink = new IngestMain(run.settings())) {
+        try (SinkRun run = new SinkRun(kafka, cosmos, "bursts"); IngestApp sink = new IngestApp(run.settings())) {
             String scope = "/dbs/" + run.database + "/colls/buckets";
             run.produce(600, 1, 2);
             rules.add(control.injectFault(Fault.status(503).kind("batch").pathPrefix(scope).count(3)));
@@ -144,7 +145,7 @@ class SinkFaultsIT {
         CosmosControl control = cosmos.control();
         String rule = null;
         try (SinkRun run = new SinkRun(kafka, cosmos, "outage");
-             IngestMain sink = new IngestMain(run.settings("--sink.retry.max-elapsed.ms=4000", "--sink.retry.max-backoff.ms=1000",
+             IngestApp sink = new IngestApp(run.settings("--sink.retry.max-elapsed.ms=4000", "--sink.retry.max-backoff.ms=1000",
                      "--sink.retry.max-attempts=6"))) {
             run.produce(400, 1, 1);
             sink.start();
@@ -172,7 +173,7 @@ class SinkFaultsIT {
 
     @Test
     void aPoisonDocumentGoesToTheDlqAndEverythingElseIsWritten(TestKafka kafka, LocalCosmos cosmos) throws Exception {
-        try (SinkRun run = new SinkRun(kafka, cosmos, "poison"); IngestMain sink = new IngestMain(run.settings())) {
+        try (SinkRun run = new SinkRun(kafka, cosmos, "poison"); IngestApp sink = new IngestApp(run.settings())) {
             run.produce(200, 1, 1);
             BucketDocument bad = new BucketDocument("sinkit|bad", "spend|hour|1", "spend", "hour", "2026-11-21T00:00:00Z",
                     BigDecimal.ONE, 1, BigDecimal.ONE, BigDecimal.ONE, 1, 0, "2026-11-21T00:00:00Z"); // ttl 0: Cosmos answers 400
@@ -184,10 +185,20 @@ class SinkFaultsIT {
 
             List<ConsumerRecord<String, byte[]>> dead = run.deadLetters(2, Duration.ofSeconds(20));
             assertThat(dead).extracting(ConsumerRecord::key).containsExactlyInAnyOrder("sinkit|bad|spend|hour|1", "sinkit|junk|spend|hour|1");
-            assertThat(dead).extracting(r -> header(r, DeadLetterPublisher.REASON))
-                    .anySatisfy(reason -> assertThat(reason).startsWith("COSMOS_400/"))
-                    .anySatisfy(reason -> assertThat(reason).startsWith("DECODE_FAILED"));
-            assertThat(dead).allSatisfy(r -> assertThat(header(r, DeadLetterPublisher.SOURCE_TOPIC)).isEqualTo(run.topic));
+            Map<String, ConsumerRecord<String, byte[]>> byKey = dead.stream().collect(Collectors.toMap(ConsumerRecord::key, r -> r));
+            ConsumerRecord<String, byte[]> refused = byKey.get("sinkit|bad|spend|hour|1");
+            assertThat(header(refused, DeadLetters.REASON)).isEqualTo(DeadLetters.Reason.COSMOS_REFUSED.name());
+            assertThat(header(refused, DeadLetters.COSMOS_STATUS)).isEqualTo("400");
+            assertThat(header(refused, DeadLetters.MESSAGE)).startsWith("Cosmos answered 400/");
+            ConsumerRecord<String, byte[]> junk = byKey.get("sinkit|junk|spend|hour|1");
+            assertThat(header(junk, DeadLetters.REASON)).isEqualTo(DeadLetters.Reason.DECODE_FAILED.name());
+            assertThat(junk.headers().lastHeader(DeadLetters.COSMOS_STATUS)).as("Cosmos never saw it").isNull();
+            assertThat(junk.value()).isEqualTo("{not json".getBytes(StandardCharsets.UTF_8));
+            assertThat(dead).allSatisfy(r -> {
+                assertThat(header(r, DeadLetters.SOURCE_TOPIC)).isEqualTo(run.topic);
+                assertThat(header(r, DeadLetters.SOURCE_OFFSET)).matches("[0-9]+");
+                assertThat(header(r, DeadLetters.TIME)).isNotBlank();
+            });
             assertThat(run.stored()).doesNotContainKey("sinkit|bad|spend|hour|1");
         }
     }

@@ -2,7 +2,7 @@ package io.tally.tests.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.Main;
 import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
@@ -90,7 +90,7 @@ class SinkKillIT {
         for (String p : List.of("javax.net.ssl.trustStore", "javax.net.ssl.trustStorePassword", "javax.net.ssl.trustStoreType")) {
             if (System.getProperty(p) != null) cmd.add("-D" + p + "=" + System.getProperty(p));
         }
-        cmd.add(IngestMain.class.getName());
+        cmd.add(Main.class.getName());
         cmd.addAll(flags);
         File logFile = new File("target/sink-kill-" + name + ".log");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(logFile).start();

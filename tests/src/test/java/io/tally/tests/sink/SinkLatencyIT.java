@@ -3,7 +3,7 @@ package io.tally.tests.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.search.Search;
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.sink.SinkMetrics;
 import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.CosmosControl;
@@ -43,7 +43,7 @@ class SinkLatencyIT {
             throws Exception {
         CosmosControl control = cosmos.control();
         try (SinkRun run = new SinkRun(kafka, cosmos, "latency" + delay);
-             IngestMain sink = new IngestMain(run.settings("--sink.concurrency.initial=" + INITIAL, "--sink.bulk.chunk-size=100"))) {
+             IngestApp sink = new IngestApp(run.settings("--sink.concurrency.initial=" + INITIAL, "--sink.bulk.chunk-size=100"))) {
             String rule = control.injectFault(Fault.delay(delay).pathPrefix("/dbs/" + run.database));
             try {
                 run.produce(buckets, 1, versions);

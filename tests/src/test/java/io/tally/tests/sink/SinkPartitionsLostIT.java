@@ -2,7 +2,8 @@ package io.tally.tests.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.Main;
+import io.tally.ingest.app.IngestApp;
 import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
@@ -44,8 +45,8 @@ class SinkPartitionsLostIT {
             Thread checker = new Thread(() -> run.watchVersions(checking, regressions), "version-watch");
             run.produce(buckets, 1, 1);
             Path frozenLog = dir.resolve("frozen.log");
-            IngestMain other = new IngestMain(run.settings(FLAGS));
-            try (ChildJvm frozen = ChildJvm.start(IngestMain.class, run.sinkFlags(FLAGS), Map.of(), frozenLog)) {
+            IngestApp other = new IngestApp(run.settings(FLAGS));
+            try (ChildJvm frozen = ChildJvm.start(Main.class, run.sinkFlags(FLAGS), Map.of(), frozenLog)) {
                 awaitCommitted(run, frozen, Duration.ofSeconds(60)); // alone in the group, it has written and committed
                 other.start();
                 checker.start();

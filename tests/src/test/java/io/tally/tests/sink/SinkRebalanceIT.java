@@ -2,7 +2,7 @@ package io.tally.tests.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.ingest.app.IngestMain;
+import io.tally.ingest.app.IngestApp;
 import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
@@ -33,8 +33,8 @@ class SinkRebalanceIT {
             List<String> regressions = new CopyOnWriteArrayList<>();
             Thread checker = new Thread(() -> run.watchVersions(checking, regressions), "version-watch");
             run.produce(buckets, 1, 1);
-            IngestMain first = new IngestMain(run.settings(flags));
-            IngestMain second = new IngestMain(run.settings(flags));
+            IngestApp first = new IngestApp(run.settings(flags));
+            IngestApp second = new IngestApp(run.settings(flags));
             try {
                 first.start();
                 checker.start();

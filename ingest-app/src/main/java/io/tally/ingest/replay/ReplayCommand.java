@@ -9,18 +9,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Entry point of {@code ./tally replay --from T [--to T] [--rules a,b] [--container NAME] [--key=value ...]}:
- * runs one {@link ReplayJob}, prints its report on stdout and exits with its code: 0 done, 1 writes did not
- * all complete or the job failed, 2 bad arguments, 3 the topic no longer retains the start of the range.
+ * The command {@code ./tally replay --from T [--to T] [--rules a,b] [--container NAME] [--key=value ...]}
+ * ({@code java -jar ingest-app.jar replay ...}): runs one {@link ReplayJob}, prints its report on stdout and returns
+ * its exit code: 0 done, 1 writes did not all complete or the job failed, 2 bad arguments, 3 the topic no longer
+ * retains the start of the range.
  */
-public final class ReplayMain {
-    private static final Logger log = LoggerFactory.getLogger(ReplayMain.class);
+public final class ReplayCommand {
+    private static final Logger log = LoggerFactory.getLogger(ReplayCommand.class);
 
-    private ReplayMain() {}
-
-    public static void main(String[] args) {
-        System.exit(run(args, System.getenv()));
-    }
+    private ReplayCommand() {}
 
     /** Runs the job; returns the exit code. Messages for a person go to stderr, the report to stdout. */
     public static int run(String[] args, Map<String, String> env) {
@@ -58,7 +55,7 @@ public final class ReplayMain {
     static String usage() {
         return """
                 Usage: ./tally replay --from TIME [--to TIME] [--rules a,b] [--container NAME] [--include-open-buckets]
-                                      [--key=value ...]
+                                      [--key=value ...]          (or: java -jar ingest-app.jar replay ...)
                   Rebuilds the buckets wholly inside the event-time range [from, to) from the retained input topic.
                   TIME: 2026-11-20T00:00:00Z, 2026-11-20T01:00:00+01:00 or 2026-11-20 (midnight UTC).
                   --to defaults to now minus ingest.late-bound.ms. Other settings: ingest-app's and replay.* (docs/replay.md).

@@ -1,0 +1,170 @@
+package io.tally.ingest.app;
+
+import com.azure.cosmos.CosmosAsyncClient;
+import com.azure.cosmos.CosmosAsyncContainer;
+import com.azure.cosmos.ThrottlingRetryOptions;
+import io.tally.cosmos.CosmosClients;
+import io.tally.rules.GradeRule;
+import io.tally.rules.GradeRules;
+import io.tally.ingest.sink.BucketSink;
+import io.tally.ingest.sink.SinkMetrics;
+import io.tally.ingest.sink.SinkSettings;
+import io.tally.ingest.topology.TallyTopology;
+import io.tally.schemas.Topics;
+import io.tally.schemas.serde.SchemaRegistryClient;
+import io.tally.schemas.topics.TopicProvisioner;
+import io.tally.schemas.topics.TransactionVersionCheck;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * ingest-app's roles: the aggregation, the sink, or both, until stopped. Owns every lifecycle (Kafka Streams, the
+ * sink thread, the Cosmos client, the metrics endpoint); wires, decides nothing. The jar's entry class
+ * ({@code io.tally.ingest.Main}) loads the settings and runs it.
+ */
+public final class IngestApp implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(IngestApp.class);
+
+    private final IngestSettings settings;
+    private final IngestMetrics metrics = new IngestMetrics();
+    private KafkaStreams streams;
+    private CosmosAsyncClient cosmos;
+    private BucketSink sink;
+    private Thread sinkThread;
+    private StreamRestarts restarts;
+    private IngestEndpoint endpoint;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean failed;
+
+    public IngestApp(IngestSettings settings) {
+        this.settings = settings;
+    }
+
+    public void start() {
+        log.info("ingest-app starting: role={}, kafka={}, cosmos={}", settings.role(), settings.bootstrapServers(), settings.cosmos());
+        provisionTopics();
+        if (settings.runsAggregation()) startAggregation();
+        if (settings.runsSink()) startSink();
+        startEndpoint();
+    }
+
+    /** Blocks until the app stopped (closed, or the sink failed); true when it stopped because the sink failed. */
+    public boolean awaitStopped() throws InterruptedException {
+        stopped.await();
+        return failed;
+    }
+
+    private void provisionTopics() {
+        try (Admin admin = Admin.create(settings.kafka().adminConfig(settings.topicsTimeout()))) {
+            for (TopicProvisioner.Outcome t : new TopicProvisioner(admin, settings.topicsTimeout())
+                    .ensure(Topics.specs(settings.topics()), settings.createMissingTopics())) {
+                if (t.created()) log.info("created topic {} ({} partitions)", t.name(), t.partitions());
+                t.notes().forEach(n -> log.warn("topic {} has {}", t.name(), n));
+            }
+            if (settings.runsAggregation()) TransactionVersionCheck.warning(admin).ifPresent(log::warn);
+        }
+    }
+
+    /** /metrics and /health for whichever roles run (the port setting is named after the sink, which had it first). */
+    private void startEndpoint() {
+        int port = settings.sink().metricsPort();
+        if (port < 0) return;
+        IngestHealth health = new IngestHealth(streams, restarts,
+                settings.runsSink() ? () -> sinkThread.isAlive() && !failed : null);
+        try {
+            endpoint = new IngestEndpoint(metrics.registry(), port, health::report);
+            log.info("metrics and health on http://0.0.0.0:{}/metrics, /health/live, /health/ready", endpoint.port());
+        } catch (UncheckedIOException e) { // metrics must not stop the data path
+            log.error("no Prometheus endpoint: {}", e.getMessage());
+        }
+    }
+
+    private void startAggregation() {
+        AggregationSettings agg = settings.aggregation();
+        GradeRules rules = GradeRules.load(agg.rulesLocation());
+        log.info("grade rules from {}: {}", agg.rulesLocation(), rules.rules().stream().map(GradeRule::name).toList());
+        if (agg.topology().lateBound().compareTo(rules.longestRetention()) < 0) {
+            log.warn("ingest.late-bound.ms ({}) is shorter than the longest rule retention ({}): events between the two go to the DLQ as LATE",
+                    agg.topology().lateBound(), rules.longestRetention());
+        }
+        StreamsBuilder builder = new StreamsBuilder();
+        TallyTopology.build(builder, settings.topics(), agg.topology(), rules,
+                TallyTopology.eventDeserializer(new SchemaRegistryClient(settings.schemaRegistryUrl())));
+        streams = new KafkaStreams(builder.build(), streamsProperties());
+        restarts = new StreamRestarts(agg.restartBackoff(), metrics.registry());
+        streams.setUncaughtExceptionHandler(restarts); // replace a failed thread, after a bounded exponential wait
+        metrics.bind(streams);
+        streams.setStateListener((now, before) -> {
+            log.info("kafka streams {} -> {}", before, now);
+            restarts.streamsStateChanged(now);
+        });
+        streams.start();
+    }
+
+    /** ingest-app's choices, then Kafka Streams' defaults it changes, then kafka.* and kafka.streams.* (which win). */
+    Properties streamsProperties() {
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId());
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        p.put(StreamsConfig.STATE_DIR_CONFIG, settings.stateDir().toString());
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, settings.commitInterval().toMillis());
+        p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, settings.aggregation().streamThreads());
+        p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, settings.aggregation().standbyReplicas());
+        p.putAll(AggregationSettings.STREAMS_DEFAULTS);
+        p.putAll(settings.kafka().streams());
+        return p;
+    }
+
+    private void startSink() {
+        SinkSettings sinkSettings = settings.sink();
+        // The sink owns throttling (see docs/sink.md): its client hands 429s over after sink.sdk-throttle-retries.
+        cosmos = CosmosClients.build(settings.cosmos(), b -> b.throttlingRetryOptions(new ThrottlingRetryOptions()
+                .setMaxRetryAttemptsOnThrottledRequests(sinkSettings.throttleRetriesInSdk())));
+        CosmosAsyncContainer container = CosmosClients.container(cosmos, settings.cosmos());
+        CosmosClients.warmUp(container, settings.cosmos());
+        sink = BucketSink.create(sinkSettings, settings.topics(), settings.kafka().consumerConfig(),
+                settings.kafka().producerConfig(), container, new SinkMetrics(metrics.registry()));
+        sinkThread = new Thread(() -> {
+            try {
+                sink.run();
+            } catch (RuntimeException e) {
+                log.error("sink stopped without committing its last batch; restart to resume from the last commit", e);
+                failed = true;
+                stopped.countDown();
+            }
+        }, "tally-sink");
+        sinkThread.start();
+    }
+
+    public BucketSink sink() {
+        return sink;
+    }
+
+    @Override
+    public void close() {
+        if (sink != null) {
+            sink.stop();
+            try {
+                sinkThread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (restarts != null) restarts.close(); // a thread waiting to be replaced stops waiting
+        if (streams != null) streams.close(Duration.ofSeconds(30));
+        if (endpoint != null) endpoint.close();
+        metrics.close();
+        if (cosmos != null) cosmos.close();
+        stopped.countDown();
+        log.info("ingest-app stopped");
+    }
+}
