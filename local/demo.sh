@@ -71,19 +71,17 @@ TALLY=$TALLY_ROOT/tally
 APP_NAMES=()
 APP_PIDS=()
 LOADGEN_PID=
+WATCH_PID=
 START_S=$SECONDS
 
-# Progress goes to stderr: rewritten in place on a terminal, one plain line per second otherwise.
+# Progress goes to stderr: rewritten in place on a terminal (DemoWatch keeps it narrower than WIDTH),
+# one plain line per second otherwise (WIDTH 0).
 LIVE=0
 WIDTH=0
 if [[ -t 2 ]]; then
   LIVE=1
-  # A line wider than the terminal wraps, and \r then redraws only its last row.
   WIDTH=$(tput cols 2>/dev/null || echo 80)
 fi
-live_line() {
-  if ((LIVE)); then printf '\r\033[K%s' "$1" >&2; else printf '%s\n' "$1" >&2; fi
-}
 end_live_line() {
   ((LIVE)) && printf '\n' >&2
   LIVE_PENDING=0
@@ -108,9 +106,18 @@ stop_pids() {
   done
 }
 
+# The live line's writer goes first, so that nothing redraws it after the line has been ended.
+stop_watch() {
+  if [[ -n $WATCH_PID ]]; then
+    stop_pids 5 "$WATCH_PID"
+    WATCH_PID=
+  fi
+}
+
 finish() {
   local rc=$?
   trap - EXIT INT TERM HUP
+  stop_watch
   ((LIVE_PENDING)) && end_live_line
   if [[ -n $LOADGEN_PID ]] && kill -0 "$LOADGEN_PID" 2>/dev/null; then
     say "stopping loadgen ..."
@@ -135,12 +142,10 @@ finish() {
   exit "$rc"
 }
 trap finish EXIT
-trap '((LIVE_PENDING)) && end_live_line; say "interrupted"; exit 130' INT TERM
+trap 'stop_watch; ((LIVE_PENDING)) && end_live_line; say "interrupted"; exit 130' INT TERM
 trap 'exit 129' HUP # the terminal went away: stop everything all the same
 
 step() { say ""; say "==> $*"; }
-# Results (summary, queries and answers) go to stdout.
-out() { printf '%s\n' "$*"; }
 
 # Starts a Tally app in the background, output to $LOGS/<name>.log. The apps ignore the terminal's
 # Ctrl-C (background jobs of a script do); this script stops them, in order, with SIGTERM.
@@ -184,96 +189,13 @@ run_loadgen() {
   fi
 }
 
-# --- reading the pipeline's state -------------------------------------------------------------------
+# --- the steps in Java ---------------------------------------------------------------------------------
 
-# One scrape of ingest-app's Prometheus endpoint into M[name] (sums over labels, whole numbers): Kafka
-# Streams' consumer and producer metrics and the sink's own. Aggregation lag covers its input topic and
-# its repartition topic. Sink lag is what the aggregation emitted and the sink has not read yet: the
-# sink's records-lag-max gauge is a windowed maximum that stays up for a minute after the sink has
-# caught up. Counters count from BASE, taken before loadgen starts: with --attach the apps may have run
-# earlier demos.
-declare -A M=()
-declare -A BASE=()
-read_metrics() {
-  local out name value
-  out=$(curl -fsS --max-time 2 "$METRICS_URL" 2>/dev/null | awk -v produced="$PRODUCED" -v base_ingested="${BASE[ingested]:-0}" '
-    /^#/ { next }
-    {
-      name = $1; sub(/\{.*/, "", name); v = $NF
-      if (v == "NaN" || v ~ /Inf/) next
-      if (name == "kafka_consumer_fetch_manager_records_consumed_total" && $0 ~ /topic="transactions"/) ingested += v
-      else if (name == "kafka_consumer_fetch_manager_records_lag" && $0 ~ /topic="transactions"/) input_lag += v
-      else if (name == "kafka_consumer_fetch_manager_records_lag") agg_lag += v
-      else if (name == "kafka_producer_topic_record_send_total" && $0 ~ /topic="bucket-updates"/) emitted += v
-      else if (name == "kafka_producer_topic_record_send_total" && $0 ~ /topic="transactions.dlq"/) dlq += v
-      else if (name == "tally_sink_updates_consumed_total") updates += v
-      else if (name == "tally_sink_documents_written_total" && $0 ~ /outcome="written"/) docs += v
-      else if (name == "tally_sink_documents_written_total" && $0 ~ /outcome="stale"/) stale += v
-      else if (name == "tally_sink_documents_written_total" && $0 ~ /outcome="dead_lettered"/) docs_dlq += v
-      else if (name == "tally_sink_request_units_total") ru += v
-      else if (name == "tally_sink_throttled_total") throttled += v
-      else if (name == "tally_sink_in_flight_documents") in_flight += v
-      seen = 1
-    }
-    END {
-      if (!seen) exit 1
-      sink_lag = emitted > updates ? emitted - updates : 0
-      # The input lag: records-lag is measured at each fetch, and Kafka Streams stops fetching a
-      # partition while it has a backlog buffered, so count what loadgen produced and was not read too.
-      unread = produced - (ingested - base_ingested)
-      agg_lag += input_lag > unread ? input_lag : unread
-      printf "ingested %.0f\nagg_lag %.0f\nemitted %.0f\ndlq %.0f\nupdates %.0f\ndocs %.0f\nstale %.0f\n", ingested, agg_lag, emitted, dlq, updates, docs, stale
-      printf "docs_dlq %.0f\nru %.0f\nthrottled %.0f\nsink_lag %.0f\nin_flight %.0f\n", docs_dlq, ru, throttled, sink_lag, in_flight
-    }') || return 1
-  while read -r name value; do M[$name]=$((value - ${BASE[$name]:-0})); done <<<"$out"
-}
-
-# Counters as they stand before this run's events (gauges and lags are not counters).
-take_base() {
-  local k
-  read_metrics || return 0
-  for k in ingested emitted dlq updates docs stale docs_dlq ru throttled; do BASE[$k]=${M[$k]}; done
-}
-
-# loadgen's own count of records Kafka acknowledged, and how many it plans, from its progress log.
-PRODUCED=0
-PLANNED=0
-read_produced() {
-  local line
-  line=$(tail -n 4 "$LOGS/loadgen.log" 2>/dev/null) || return 0
-  [[ $line =~ .*acked\ ([0-9,]+)/([0-9,]+) ]] || return 0
-  PRODUCED=${BASH_REMATCH[1]//,/}
-  PLANNED=${BASH_REMATCH[2]//,/}
-}
-
-# The live line, from PRODUCED, PLANNED, M and $1 = RU/s, in one process (this runs every second, on
-# machines that may be busy). On a terminal narrower than the line, shorter labels, then cut.
-progress_line() {
-  awk -v t=$((SECONDS - LOADGEN_T0)) -v p="$PRODUCED" -v pl="$PLANNED" -v i="${M[ingested]}" -v u="${M[updates]}" \
-    -v d="${M[docs]}" -v al="${M[agg_lag]}" -v sl="${M[sink_lag]}" -v rus="$1" -v th="${M[throttled]}" -v w="$WIDTH" '
-    function g(n,   s, o) { s = sprintf("%.0f", n); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } return s o }
-    BEGIN {
-      line = sprintf("%4ds  produced %s/%s  ingested %s  updates %s  docs %s  lag %s+%s  %s RU/s  429s %s", t, g(p), g(pl), g(i), g(u), g(d), g(al), g(sl), g(rus), g(th))
-      if (w > 0 && length(line) >= w)
-        line = sprintf("%ds prod %s/%s in %s upd %s docs %s lag %s+%s %s RU/s 429s %s", t, g(p), g(pl), g(i), g(u), g(d), g(al), g(sl), g(rus), g(th))
-      if (w > 0 && length(line) >= w) line = substr(line, 1, w - 1)
-      print line
-    }'
-}
-
-now_ms() {
-  local t=${EPOCHREALTIME:-}
-  if [[ -n $t ]]; then
-    t=${t//[.,]/}
-    printf '%s\n' "$((10#${t:0:${#t}-3}))"
-  else
-    printf '%s\n' "$((SECONDS * 1000))"
-  fi
-}
-
-# 1234567 -> 1,234,567
-group() {
-  awk -v n="$1" 'BEGIN { s = sprintf("%.0f", n); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } print s o }'
+# They live in the loadgen jar, beside the code that writes the ground truth, which they read by structure.
+demo_java() { # class in io.tally.loadgen.demo, arguments...
+  local class=$1
+  shift
+  "$(java_bin)" -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$LOADGEN_JAR" "io.tally.loadgen.demo.$class" "$@"
 }
 
 # --- 1..3: stack and apps ---------------------------------------------------------------------------
@@ -314,7 +236,10 @@ burst_ms=$((RUN_S * 1000 / 5))
 step "3/5 loadgen: ${RATE}/s for ${RUN_S}s, ${BURST}x burst from $((burst_start_ms / 1000))s for $((burst_ms / 1000))s, \
 event times over the last ${HOURS}h, ${CUSTOMERS} customers, domain $DOMAIN"
 rm -f "$TRUTH"
-take_base
+# The counters as they stand before this run's events (with --attach the apps may have run earlier
+# demos): DemoWatch counts from this scrape; an empty file counts from 0.
+BASELINE=$STATE/loadgen/demo-metrics-baseline.txt
+curl -fsS --max-time 2 "$METRICS_URL" >"$BASELINE" 2>/dev/null || : >"$BASELINE"
 run_loadgen --loadgen.domain="$DOMAIN" --loadgen.seed="$RANDOM" --loadgen.customers="$CUSTOMERS" \
   --loadgen.rate="$RATE" --loadgen.duration.ms=$((RUN_S * 1000)) --loadgen.burst.factor="$BURST" \
   --loadgen.burst.start.ms="$burst_start_ms" --loadgen.burst.duration.ms="$burst_ms" \
@@ -322,106 +247,45 @@ run_loadgen --loadgen.domain="$DOMAIN" --loadgen.seed="$RANDOM" --loadgen.custom
   --loadgen.ground-truth-file="$TRUTH" --loadgen.progress.interval.ms=1000 \
   >"$LOGS/loadgen.out" 2>"$LOGS/loadgen.log" &
 LOADGEN_PID=$!
-LOADGEN_T0=$SECONDS
 
 # --- 5: live progress until the pipeline has drained ------------------------------------------------
 
 step "4/5 running (one line per second; Ctrl-C stops everything)"
 say "  produced = acknowledged by Kafka; ingested = read by the aggregation; updates = bucket updates read"
 say "  by the sink; docs = documents written to Cosmos; lag = records the aggregation + the sink have yet to read"
-last_ms=$(now_ms)
-last_ru=0
-peak_rus=0
-loadgen_s=
-drained_s=
-quiet=0
-signature=
-while :; do
-  sleep 1
-  ((ATTACH)) || check_apps
-  [[ -n $loadgen_s ]] || read_produced
-  if [[ -z $loadgen_s && -n $LOADGEN_PID ]] && ! kill -0 "$LOADGEN_PID" 2>/dev/null; then
+# DemoWatch scrapes ingest-app's metrics each second and prints the live line until the pipeline has
+# drained, then the summary (step 5/5). It runs in the background: bash runs a trap only once the
+# foreground command has ended, and Ctrl-C or docker stop must stop everything at once.
+demo_java DemoWatch --metrics-url="$METRICS_URL" --baseline="$BASELINE" --loadgen-pid="$LOADGEN_PID" \
+  --loadgen-log="$LOGS/loadgen.log" --truth="$TRUTH" --app-pids="${APP_PIDS[*]}" --width="$WIDTH" \
+  --drain-timeout-s="$DRAIN_TIMEOUT_S" --elapsed-s=$((SECONDS - START_S)) --root="$TALLY_ROOT" &
+WATCH_PID=$!
+LIVE_PENDING=1
+rc=0
+wait "$WATCH_PID" || rc=$?
+WATCH_PID=
+LIVE_PENDING=0
+case $rc in
+  0) ;;
+  3)
     rc=0
     wait "$LOADGEN_PID" || rc=$?
     LOADGEN_PID=
-    loadgen_s=$((SECONDS - LOADGEN_T0))
-    if ((rc != 0)); then
-      end_live_line
-      tail -n 15 "$LOGS/loadgen.log" >&2 || true
-      die "loadgen failed (exit $rc); see $LOGS/loadgen.log"
-    fi
-    acked=$(sed -n 's/^loadgen: \([0-9,]*\) records acknowledged.*/\1/p' "$LOGS/loadgen.out" | tr -d ,)
-    PRODUCED=${acked:-$PRODUCED}
-    PLANNED=$PRODUCED
-  fi
-  read_metrics || continue
-  now=$(now_ms)
-  rus=$(((M[ru] - last_ru) * 1000 / (now - last_ms > 0 ? now - last_ms : 1)))
-  last_ms=$now
-  last_ru=${M[ru]}
-  ((rus > peak_rus)) && peak_rus=$rus
-  line=$(progress_line "$rus")
-  LIVE_PENDING=1
-  live_line "$line"
-  [[ -n $loadgen_s ]] || continue
-  # Drained: everything produced was read, nothing in flight, and the counters of the aggregation and
-  # the sink did not move for three seconds (bucket updates leave the aggregation at its commit
-  # interval, 1 s; the sink writes within its flush window, 0.2 s). The sink's lag must be 0 too, except
-  # after ten quiet seconds: updates of an aborted transaction count as emitted but are never read.
-  now_sig="${M[ingested]} ${M[emitted]} ${M[updates]} ${M[docs]} ${M[stale]} ${M[docs_dlq]}"
-  if ((M[ingested] >= PRODUCED && M[agg_lag] == 0 && M[in_flight] == 0)) && [[ $now_sig == "$signature" ]]; then
-    quiet=$((quiet + 1))
-  else
-    quiet=0
-  fi
-  signature=$now_sig
-  if (((quiet >= 3 && M[sink_lag] == 0) || quiet >= 10)); then
-    drained_s=$((SECONDS - LOADGEN_T0 - loadgen_s))
-    break
-  fi
-  if ((SECONDS - LOADGEN_T0 - loadgen_s > DRAIN_TIMEOUT_S)); then
-    end_live_line
-    say "warning: the pipeline did not drain within ${DRAIN_TIMEOUT_S}s after loadgen ended; the summary shows where it stands"
-    break
-  fi
-done
-end_live_line
-
-# --- summary -----------------------------------------------------------------------------------------
-
-out=$(<"$LOGS/loadgen.out")
-kinds=$(sed -n 's/^  by kind: //p' <<<"$out")
-expected=$(sed -n 's/^  expected: //p' <<<"$out")
-accepted=$(sed -n 's/^\([0-9,]*\) events counted.*/\1/p' <<<"$expected")
-duplicates=$(sed -n 's/.* \([0-9,]*\) duplicates.*/\1/p' <<<"$expected")
-documents=$(sed -n 's/.* \([0-9,]*\) bucket documents.*/\1/p' <<<"$expected")
-dlq=$(sed -n 's/.*DLQ \(.*\)$/\1/p' <<<"$expected")
-ru_total=${M[ru]}
-
-out ""
-out "==> 5/5 summary"
-{
-  if [[ -n $drained_s ]]; then drained="the pipeline drained ${drained_s} s after it"; else drained="the pipeline had not drained"; fi
-  printf '  elapsed          %s s: loadgen ran %s s, %s\n' $((SECONDS - START_S)) "${loadgen_s:-?}" "$drained"
-  printf '  produced         %s events: %s\n' "$(group "$PRODUCED")" "$kinds"
-  printf '  ingested         %s read by the aggregation\n' "$(group "${M[ingested]}")"
-  printf '  accepted         %s counted once, %s duplicates dropped (ground truth)\n' "$accepted" "$duplicates"
-  printf '  DLQ              %s written to transactions.dlq; ground truth %s\n' "$(group "${M[dlq]}")" "$dlq"
-  printf '  bucket updates   %s emitted by the aggregation, %s read by the sink\n' "$(group "${M[emitted]}")" "$(group "${M[updates]}")"
-  printf '  buckets written  %s document writes for %s buckets (ground truth); %s stale, %s dead-lettered\n' \
-    "$(group "${M[docs]}")" "$documents" "$(group "${M[stale]}")" "$(group "${M[docs_dlq]}")"
-  printf '  request units    %s RU, peak %s RU/s; %s operations answered 429 and were retried\n' "$(group "$ru_total")" \
-    "$(group "$peak_rus")" "$(group "${M[throttled]}")"
-  printf '  ground truth     %s\n' "${TRUTH/#$TALLY_ROOT\//}"
-}
+    tail -n 15 "$LOGS/loadgen.log" >&2 || true
+    die "loadgen failed (exit $rc); see $LOGS/loadgen.log"
+    ;;
+  4)
+    check_apps
+    die "an app exited"
+    ;;
+  *) die "the progress watch failed (exit $rc)" ;;
+esac
 
 # --- three example queries ------------------------------------------------------------------------------
 
-# DemoQueries lives in the loadgen jar, beside the code that writes the ground truth, and reads that
-# file by structure. It prints each query as a curl command with read-service's answer and the
-# verdict against the ground truth; exit 1 = read-service differs.
+# DemoQueries prints each query as a curl command with read-service's answer and the verdict against
+# the ground truth; exit 1 = read-service differs.
 rc=0
-"$(java_bin)" -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$LOADGEN_JAR" io.tally.loadgen.demo.DemoQueries \
-  --truth="$TRUTH" --read-url="$READ_URL" --show-read-url="$SHOW_READ_URL" --customer="$CUSTOMER" || rc=$?
+demo_java DemoQueries --truth="$TRUTH" --read-url="$READ_URL" --show-read-url="$SHOW_READ_URL" --customer="$CUSTOMER" || rc=$?
 ((rc != 1)) || die "read-service's answers differ from loadgen's ground truth (logs in $LOGS)"
 ((rc == 0)) || die "the example queries could not be asked (exit $rc; see above)"

@@ -12,7 +12,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -28,6 +30,16 @@ public final class GroundTruthFile {
 
     /** One expected bucket; an aggregation its rule does not list is null. */
     public record Bucket(BigDecimal sum, BigDecimal count, BigDecimal min, BigDecimal max) {}
+
+    /**
+     * What the run did and what the pipeline must make of it, in the file's order.
+     *
+     * @param complete           every planned record was acknowledged
+     * @param acknowledgedByKind acknowledged records by what they were made to exercise
+     * @param dlq                expected DLQ records by reason
+     */
+    public record Figures(boolean complete, long acknowledged, Map<String, Long> acknowledgedByKind, long accepted,
+                          long duplicates, long documents, long dlqTotal, Map<String, Long> dlq) {}
 
     private final JsonNode root;
 
@@ -53,6 +65,13 @@ public final class GroundTruthFile {
         return text(root.path("run").path("start")).map(Instant::parse);
     }
 
+    public Figures figures() {
+        JsonNode run = root.path("run"), expected = root.path("expected");
+        return new Figures(run.path("complete").asBoolean(false), run.path("acknowledged").asLong(),
+                counts(run.path("acknowledgedByKind")), expected.path("accepted").asLong(), expected.path("duplicates").asLong(),
+                expected.path("documents").asLong(), expected.path("dlqTotal").asLong(), counts(expected.path("dlq")));
+    }
+
     public Optional<Bucket> bucket(String pk, String id) {
         JsonNode b = root.path("buckets").path(pk).path(id);
         if (!b.isObject()) return Optional.empty();
@@ -74,6 +93,12 @@ public final class GroundTruthFile {
     private static BigDecimal decimal(JsonNode bucket, String field) {
         JsonNode v = bucket.get(field);
         return v == null || !v.isNumber() ? null : v.decimalValue();
+    }
+
+    private static Map<String, Long> counts(JsonNode object) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        object.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asLong()));
+        return Collections.unmodifiableMap(out);
     }
 
     private static Optional<String> text(JsonNode n) {

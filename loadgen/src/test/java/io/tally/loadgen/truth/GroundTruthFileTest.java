@@ -57,6 +57,34 @@ class GroundTruthFileTest {
     }
 
     @Test
+    void readsTheRunsFiguresInTheFilesOrder(@TempDir Path dir) throws IOException {
+        GroundTruth truth = new GroundTruth(RuleSet.parse(GroundTruthTest.RULES, "test"), Duration.ofMinutes(5));
+        truth.onEvent(GroundTruthTest.ev("tx1", "c1", "a@x", "s1", "APPROVED", "10", "2026-02-28T23:59:59.999Z"), T);
+        truth.onEvent(GroundTruthTest.ev("tx1", "c1", "a@x", "s1", "APPROVED", "10", "2026-02-28T23:59:59.999Z"), T);
+        Map<String, Object> run = new LinkedHashMap<>();
+        run.put("complete", true);
+        run.put("acknowledged", 2);
+        Map<String, Long> kinds = new LinkedHashMap<>();
+        kinds.put("VALID", 1L);
+        kinds.put("DUPLICATE", 1L);
+        run.put("acknowledgedByKind", kinds);
+        Path file = dir.resolve("truth.json");
+        truth.write(file, run);
+
+        GroundTruthFile.Figures figures = GroundTruthFile.read(file).figures();
+
+        assertThat(figures.complete()).isTrue();
+        assertThat(figures.acknowledged()).isEqualTo(2);
+        assertThat(figures.acknowledgedByKind()).containsExactly(Map.entry("VALID", 1L), Map.entry("DUPLICATE", 1L));
+        assertThat(figures.accepted()).isEqualTo(1);
+        assertThat(figures.duplicates()).isEqualTo(1);
+        assertThat(figures.documents()).isEqualTo(truth.documents());
+        assertThat(figures.dlqTotal()).isZero();
+        assertThat(figures.dlq()).containsExactly(Map.entry(GroundTruth.DECODE_FAILED, 0L), Map.entry(GroundTruth.INVALID, 0L),
+                Map.entry(GroundTruth.LATE, 0L), Map.entry(GroundTruth.FUTURE, 0L));
+    }
+
+    @Test
     void refusesAFileWithoutBuckets(@TempDir Path dir) throws IOException {
         Path file = Files.writeString(dir.resolve("other.json"), "{\"run\": {}}");
         assertThatThrownBy(() -> GroundTruthFile.read(file)).isInstanceOf(IOException.class).hasMessageContaining("not a ground-truth file");
