@@ -176,14 +176,21 @@ public final class BulkWriter implements AutoCloseable {
     }
 
     /**
-     * Waits for the call's estimated request units, holding its permit: the permit bounds how many calls are
-     * reserved ahead (and so how long a reservation waits), and a call that waited for tokens before its permit
-     * would let the tokens it reserved pass unused.
+     * Waits for the call's estimated request units, holding its permit: a call that waited for tokens before its
+     * permit would let the tokens it reserved pass unused. The pacer reserves at most {@link RuPacer#HORIZON_SECONDS}
+     * ahead; a call beyond that asks again later, so the waits follow a change of the rate.
      */
     private Mono<Outcome> paced(List<BucketWrite> writes) {
-        if (pacer == null) return call(writes, null);
+        return pacer == null ? call(writes, null) : paced(writes, System.nanoTime());
+    }
+
+    /** Asks the pacer until it reserves (it does not reserve further ahead than {@link RuPacer#HORIZON_SECONDS}). */
+    private Mono<Outcome> paced(List<BucketWrite> writes, long since) {
         RuPacer.Ticket ticket = pacer.reserve(writes.size());
-        metrics.pacingWait.record(ticket.waitNanos(), TimeUnit.NANOSECONDS);
+        if (!ticket.reserved()) {
+            return Mono.delay(Duration.ofNanos(ticket.waitNanos())).then(Mono.defer(() -> paced(writes, since)));
+        }
+        metrics.pacingWait.record(ticket.sendNanos() - since, TimeUnit.NANOSECONDS);
         if (ticket.waitNanos() == 0) return call(writes, ticket);
         return Mono.delay(Duration.ofNanos(ticket.waitNanos())).then(Mono.defer(() -> call(writes, ticket)));
     }

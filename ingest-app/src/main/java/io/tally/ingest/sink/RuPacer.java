@@ -17,46 +17,49 @@ import java.util.function.LongSupplier;
  * <ul>
  *   <li>Unknown until the first 429 (rate infinite, nothing waits), unless a ceiling ({@code sink.ru-budget}) is
  *       given: then it starts there and never exceeds it.
- *   <li>A call that met a 429 sets the rate to {@link #BACKOFF} × the RU/s actually consumed over the last two
- *       seconds ({@link #SLOTS}; never above the current rate), at most once per {@link #COOLDOWN_NANOS}: the calls in flight together when
- *       the budget ran out are one signal. Never below {@code floor}: a 429 that was not about this sink's rate (an
- *       injected one, another client's burst) must not stop the sink.
+ *   <li>The first 429 sets the rate to {@link #BACKOFF} × the RU the service charged in the last second
+ *       ({@link #SLOTS}), raised while the answers of calls that were already on the wire come in (their charges
+ *       were admitted before the 429 but booked after it).
+ *   <li>Later, a call that met a 429 sets it to {@link #BACKOFF} × the rate × the share of the last second's
+ *       operations that were not answered 429: what the service took of it. At most once per
+ *       {@link #COOLDOWN_NANOS}, and only for a call sent after the last decrease: the calls in flight together
+ *       when the budget ran out are one signal. Never below {@code floor}: a 429 that was not about this sink's
+ *       rate (an injected one, another client's burst) must not stop the sink.
  *   <li>While the rate is what holds the sink back (a call had to wait in the last second) and no 429 came within
- *       the cooldown, it grows: by {@link #PROBE_PER_SECOND} per second near the consumption at the last 429 (the
+ *       the cooldown, it grows: by {@link #PROBE_PER_SECOND} per second near the rate the last 429 met (the
  *       budget is about there, probe gently), by {@link #SEEK_PER_SECOND} far from it (the last 429 was not about
  *       the budget, or the budget was raised).
  * </ul>
  *
  * <p>A call {@link #reserve reserves} its estimated charge (operations × an exponentially weighted mean of RU per
  * operation) and waits until the tokens taken before it are paid for (the bucket may go into debt by one call, as
- * the service lets the last admitted request overdraw). {@link #settle} reconciles the estimate with the charge
- * the responses reported (operations answered 429 cost nothing) and feeds the mean and the consumption window.
- * Calls are kept below {@link #SLICE_SECONDS} of the rate ({@link #maxOperations()}): a 1,000-operation call is
- * ~8,900 RU, half a second of a 17,000 RU/s budget, and metered per second two of them landing in one second
- * overflow it whatever their spacing.
+ * the service lets the last admitted request overdraw), but no further ahead than {@link #HORIZON_SECONDS}: a
+ * later call asks again, so a new rate reaches the wire within that. {@link #settle} reconciles the estimate of the
+ * operations answered with the charge the responses reported (operations answered 429 keep their tokens) and
+ * feeds the mean and the one-second window. Calls are kept below {@link #SLICE_SECONDS} of the rate
+ * ({@link #maxOperations()}): a 1,000-operation call is ~8,900 RU, half a second of a 17,000 RU/s budget, and
+ * metered per second two of them landing in one second overflow it whatever their spacing.
  *
  * <p>Pure and thread-safe: time comes from the injected clock (nanoseconds, {@link System#nanoTime} in
  * production), waiting is the caller's ({@link Ticket#waitNanos()}); calls come from Reactor threads.
  */
 public final class RuPacer {
     /**
-     * Share of the recent consumption the rate drops to on a 429: just under the budget (what the service admitted
-     * is about the budget). 0.9 with a 10%/s probe used 84% of the budget with 13% of operations answered 429 in
-     * the end-to-end benchmark: each 429 cost a tenth of a second's budget and the probe overshot again within a second.
+     * Share of what the service admitted that the rate drops to on a 429: just under the budget. 0.9 with a 10%/s
+     * probe used 84% of the budget with 13% of operations answered 429 in the end-to-end benchmark, 0.95 80-83% with
+     * 12-24%; with the decrease measured as a share of the rate (not as RU booked) 0.97 used 91% with 4.7%.
      */
-    static final double BACKOFF = 0.95;
+    static final double BACKOFF = 0.97;
     /** One decrease per second: the service meters per second, and the calls in flight when it refused are one signal. */
     static final long COOLDOWN_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** Growth per second near the last 429's consumption: from BACKOFF back to it in ~1 s, after the cooldown, then past it slowly. */
+    /** Growth per second near the rate the last 429 met: from BACKOFF back to it in under a second after the cooldown, then past it slowly. */
     static final double PROBE_PER_SECOND = 0.05;
     /**
-     * Growth per second away from it: from a floor of 1,000 RU/s to 17,000 RU/s in ~13 s. The first 429 of a burst
-     * comes before most of the burst's charges are booked, so its mark is low and the sink spends the next ~10 s
-     * below the budget (end-to-end benchmark); 50%/s was tried and gave twice the 429s in a run too disturbed to
-     * compare, so it stays open.
+     * Growth per second away from it: from a floor of 1,000 RU/s to 17,000 RU/s in ~13 s (after a 429 that was not
+     * about the budget). 50%/s was tried and gave twice the 429s in a run too disturbed to compare, so it stays open.
      */
     static final double SEEK_PER_SECOND = 0.25;
-    /** "Near" the last 429's consumption: within this share below or above it. */
+    /** "Near" the rate the last 429 met: within this share below or above it. */
     static final double NEAR = 0.15;
     /** Tokens an idle bucket holds, in seconds of the rate: small, so an idle sink does not burst a second's worth at once. */
     static final double BURST_SECONDS = 0.1;
@@ -67,27 +70,47 @@ public final class RuPacer {
     /** Weight of 100 operations' mean charge in the running mean (a 1,000-operation call weighs 1 - 0.8^10 = 0.89). */
     static final double WEIGHT_PER_100_OPERATIONS = 0.2;
     /**
-     * The consumption window: {@link #SLOTS} slots of {@link #SLOT_NANOS}, two seconds. Charges are booked when a call's
-     * answer arrives, and a service that let a burst overdraw one second takes it back from the next (the local
-     * endpoint does): one second of bookings was up to twice the budget or a third of it in the end-to-end benchmark.
+     * The consumption window: {@link #SLOTS} slots of {@link #SLOT_NANOS}, one second, the service's metering period.
+     * Charges are booked when a call's answer arrives. While the sink offers more than the budget, one second of
+     * answers holds one second's budget (the end-to-end benchmark's scenario d: 7,312-7,363 RU in each of twelve
+     * throttled seconds of a 7,356 RU/s budget). A two-second window, divided by the time since its first booking, was
+     * used before: with the freshness probe's writes in the second before a burst, the time since the first booking was
+     * two seconds while most of the burst's charges were still on the wire, and the first 429 set the rate to a third
+     * of the budget (2,248 of 7,356 RU/s in one traced run).
      */
-    static final int SLOTS = 20;
+    static final int SLOTS = 10;
     static final long SLOT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    static final long WINDOW_NANOS = SLOTS * SLOT_NANOS;
     /** A call that waited within this long means the rate is what holds the sink back (growth is allowed). */
     static final long LIMITED_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * How far ahead a call may reserve, in seconds of the rate: a call that finds the bucket deeper in debt waits
+     * without reserving and asks again ({@link Ticket#reserved()} false). Without it every permit held a reservation,
+     * up to {@code sink.concurrency.max} calls of {@link #SLICE_SECONDS}: 2-3.5 s of waits fixed at the old rate
+     * (scenario d, 32 permits all waiting), so a decrease took seconds to reach the wire and the RU answered per
+     * second swung between 0.4 and 1.3 budgets.
+     */
+    static final double HORIZON_SECONDS = 0.2;
 
-    /** What a call reserved, how long it must wait, and when it goes out (clock nanoseconds). */
-    public record Ticket(double estimate, long waitNanos, long sendNanos) {}
+    /**
+     * What a call reserved, how long it must wait, and when it goes out (clock nanoseconds). Not {@code reserved}: the
+     * bucket is more than {@link #HORIZON_SECONDS} in debt; nothing was taken, and the call asks again after
+     * {@code waitNanos} (at the rate in force then).
+     */
+    public record Ticket(int operations, double estimate, long waitNanos, long sendNanos, boolean reserved) {}
 
     private final LongSupplier clock;
     private final double floor;
     private final double ceiling;
     private final double[] slotCharge = new double[SLOTS];
     private final long[] slotIndex = new long[SLOTS];
+    private final long[] slotOperations = new long[SLOTS];
+    private final long[] slotRefused = new long[SLOTS];
     private double rate;
     private double tokens;
     private double ruPerOperation = INITIAL_RU_PER_OPERATION;
     private double mark;
+    private double rateBeforeDecrease;
     private long advancedAt;
     private long lastThrottleNanos;
     private long lastWaitNanos;
@@ -116,14 +139,20 @@ public final class RuPacer {
         long now = clock.getAsLong();
         advance(now);
         double estimate = operations * ruPerOperation;
-        if (!pacing()) return new Ticket(estimate, 0, now);
+        if (!pacing()) return new Ticket(operations, estimate, 0, now, true);
+        double horizon = HORIZON_SECONDS * rate;
+        if (tokens < -horizon) { // ask again once the debt is within the horizon
+            long later = (long) Math.ceil((-tokens - horizon) / rate * 1e9);
+            lastWaitNanos = now;
+            return new Ticket(operations, 0, later, now + later, false);
+        }
         long wait = tokens >= 0 ? 0 : (long) Math.ceil(-tokens / rate * 1e9);
         tokens -= estimate;
         if (wait > 0) {
             lastWaitNanos = now;
             waitedNanos += wait;
         }
-        return new Ticket(estimate, wait, now + wait);
+        return new Ticket(operations, estimate, wait, now + wait, true);
     }
 
     /**
@@ -133,20 +162,40 @@ public final class RuPacer {
     public synchronized void settle(Ticket ticket, double charge, int chargedOperations, boolean throttled) {
         long now = clock.getAsLong();
         advance(now);
-        if (pacing()) tokens = Math.min(capacity(), tokens + ticket.estimate() - charge);
+        if (pacing()) {
+            // Only the operations the service answered give back what they cost less than estimated. One answered 429
+            // keeps its tokens: the second's budget is spent, and giving them back sent them again at once into the same
+            // spent second (scenario d: 18,297 operations answered 429 in the second after the first 429).
+            double answered = ticket.operations() == 0 ? 0 : ticket.estimate() * chargedOperations / ticket.operations();
+            tokens = Math.min(capacity(), tokens + answered - charge);
+        }
         if (chargedOperations > 0 && charge > 0) {
             double weight = 1 - Math.pow(1 - WEIGHT_PER_100_OPERATIONS, chargedOperations / 100.0);
             ruPerOperation += weight * (charge / chargedOperations - ruPerOperation);
         }
-        book(now, charge);
+        book(now, charge, ticket.operations(), ticket.operations() - chargedOperations);
         // Only a call sent after the last decrease says the new rate is still too high: the calls sent before it
         // (in flight, or reserved at the old rate) keep answering 429 for a while, and counting them compounded the
         // decrease to a third of the budget in the benchmark.
         if (throttled && now - lastThrottleNanos >= COOLDOWN_NANOS && ticket.sendNanos() > lastThrottleNanos) {
-            mark = Math.min(rate, consumed(now)); // the rate that met the 429
+            rateBeforeDecrease = rate;
+            // The rate that met the 429. While pacing: the share of the rate the service admitted over the last second
+            // (operations answered, not RU booked: both are booked when answers arrive, so answers that come in lumps
+            // move them together and the share stays true, where the RU booked in a second read 86-93% of the rate at
+            // decreases that a 1-7% share of 429s set off). Before (no rate yet): the RU consumed in the last second.
+            mark = pacing() ? rate * (1 - refusedShare(now)) : consumed(now);
             rate = clamp(BACKOFF * mark);
             tokens = Math.min(tokens, 0); // the second's budget is spent: nothing saved up goes out at once
             lastThrottleNanos = now;
+        } else if (ticket.sendNanos() <= lastThrottleNanos && now - lastThrottleNanos < COOLDOWN_NANOS) {
+            // The answer of a call that was on the wire at the last decrease: the service had admitted its charge
+            // before the decrease was measured, so the mark was low by it. The first 429 of a burst comes while most
+            // of the burst is still in flight; without this correction it set the rate to about a third of the budget.
+            double corrected = Math.min(rateBeforeDecrease, consumed(now));
+            if (corrected > mark) {
+                mark = corrected;
+                rate = clamp(Math.max(rate, BACKOFF * mark));
+            }
         }
     }
 
@@ -189,31 +238,41 @@ public final class RuPacer {
         }
     }
 
-    private void book(long now, double charge) {
+    private void book(long now, double charge, int operations, int refused) {
         long index = Math.floorDiv(now, SLOT_NANOS);
         int i = (int) Math.floorMod(index, (long) SLOTS);
         if (slotIndex[i] != index) {
             slotIndex[i] = index;
             slotCharge[i] = 0;
+            slotOperations[i] = 0;
+            slotRefused[i] = 0;
         }
         slotCharge[i] += charge;
+        slotOperations[i] += operations;
+        slotRefused[i] += refused;
     }
 
-    /**
-     * RU booked in the window, per second of it since its oldest booking (at least one second): after an idle
-     * stretch, a burst is not averaged with the silence before it.
-     */
+    /** Share of the operations answered in the last second (the window) that were not charged (429, or no answer). */
+    private double refusedShare(long now) {
+        long index = Math.floorDiv(now, SLOT_NANOS);
+        long operations = 0;
+        long refused = 0;
+        for (int i = 0; i < SLOTS; i++) {
+            if (slotIndex[i] > index - SLOTS) {
+                operations += slotOperations[i];
+                refused += slotRefused[i];
+            }
+        }
+        return operations == 0 ? 0 : (double) refused / operations;
+    }
+
+    /** RU booked in the last second (the window), per second. */
     private double consumed(long now) {
         long index = Math.floorDiv(now, SLOT_NANOS);
         double sum = 0;
-        long oldest = index;
         for (int i = 0; i < SLOTS; i++) {
-            if (slotIndex[i] > index - SLOTS && slotCharge[i] > 0) {
-                sum += slotCharge[i];
-                oldest = Math.min(oldest, slotIndex[i]);
-            }
+            if (slotIndex[i] > index - SLOTS) sum += slotCharge[i];
         }
-        long span = Math.max(TimeUnit.SECONDS.toNanos(1), now - oldest * SLOT_NANOS);
-        return sum * 1e9 / span;
+        return sum * 1e9 / WINDOW_NANOS;
     }
 }

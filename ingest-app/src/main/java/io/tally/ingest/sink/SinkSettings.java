@@ -93,8 +93,9 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     public static final Setting<Boolean> PACING = Setting.bool("sink.pacing.enabled", true,
             "Pace bulk calls, first attempts and retries, with a token bucket in request units fed by the charges Cosmos "
                     + "reports, so an RU budget below demand is spent across each second instead of bursting into 429s. The rate "
-                    + "starts at sink.ru-budget (its ceiling) or, when that is 0, is learned: 0.95 x the RU/s consumed when a 429 "
-                    + "comes (over the last 2 s), growing while no 429 comes. false = AIMD and retry-after alone.");
+                    + "starts at sink.ru-budget (its ceiling) or, when that is 0, is learned: at the first 429, 0.97 x the RU/s "
+                    + "charged in the last second; at each later one, 0.97 x the share of the rate the service admitted; growing "
+                    + "while no 429 comes. false = AIMD and retry-after alone.");
     public static final Setting<Integer> PACING_MIN_RATE = Setting.integer("sink.pacing.min-rate", 1000,
             "RU/s the pacer never slows below (see sink.pacing.enabled): a 429 that is not about the budget (injected, "
                     + "another client's burst) cannot stop the sink; from here the rate grows back by a quarter per second.").atLeast(1);

@@ -35,8 +35,8 @@ class RuPacerTest {
     void a429SetsTheRateToTheBackoffShareOfWhatWasConsumedRecently() {
         Clock c = new Clock();
         RuPacer p = new RuPacer(0, 1000, () -> c.now);
-        // 20,000 RU in the last 600 ms (two calls 500 ms apart), then a call that met 429s: per second of the window
-        // since the first booking, at least one second (an idle second before the burst is not averaged in).
+        // 20,000 RU in the last 600 ms (two calls 500 ms apart), then a call that met 429s: the RU charged in the last
+        // second (the service's metering period), whenever in it they came.
         settleCall(p, 1000, 10_000, 1000, false);
         c.advanceMs(500);
         settleCall(p, 1000, 10_000, 1000, false);
@@ -47,18 +47,42 @@ class RuPacerTest {
     }
 
     @Test
-    void throttlesWithinTheCooldownCountOnceAndNeverAboveTheCurrentRate() {
+    void whilePacingA429DropsTheRateToTheShareOfItTheServiceAdmitted() {
         Clock c = new Clock();
         RuPacer p = new RuPacer(0, 1000, () -> c.now);
-        settleCall(p, 1000, 10_000, 1000, true); // consumed 10,000 RU/s -> BACKOFF x 10,000
-        assertThat(p.rate()).isCloseTo(RuPacer.BACKOFF * 10_000, within(1.0));
+        settleCall(p, 1000, 10_000, 1000, true); // the first: consumed 10,000 RU/s -> BACKOFF x 10,000
+        double first = RuPacer.BACKOFF * 10_000;
+        assertThat(p.rate()).isCloseTo(first, within(1.0));
         c.advanceMs(200);
-        settleCall(p, 1000, 10_000, 1000, true); // same burst
-        assertThat(p.rate()).as("inside the cooldown").isCloseTo(RuPacer.BACKOFF * 10_000, within(1.0));
+        settleCall(p, 1000, 10_000, 980, true); // sent after it, inside the cooldown
+        assertThat(p.rate()).as("inside the cooldown").isCloseTo(first, within(1.0));
         c.advanceMs(1000);
-        settleCall(p, 2000, 30_000, 2000, true); // 50,000 RU in the last 1.2 s: more than the rate
-        assertThat(p.rate()).as("min(rate, consumed) x BACKOFF: a throttle never raises the rate")
-                .isCloseTo(RuPacer.BACKOFF * RuPacer.BACKOFF * 10_000, within(1.0));
+        // The last second's answers: 1,000 operations, 100 of them 429. The RU booked (3,000, a lump that came late)
+        // do not count: the rate drops by the refused share, then BACKOFF.
+        settleCall(p, 600, 2_000, 600, false);
+        c.advanceMs(100);
+        settleCall(p, 400, 1_000, 300, true);
+        assertThat(p.rate()).isCloseTo(RuPacer.BACKOFF * first * 0.9, within(1.0));
+    }
+
+    @Test
+    void answersOfCallsOnTheWireAtTheFirst429RaiseTheRateItSet() {
+        Clock c = new Clock();
+        RuPacer p = new RuPacer(0, 1000, () -> c.now);
+        RuPacer.Ticket[] wire = new RuPacer.Ticket[4];
+        for (int i = 0; i < wire.length; i++) wire[i] = p.reserve(1000); // an unpaced burst: all sent at once
+        c.advanceMs(100);
+        settleCall(p, 1000, 3_000, 300, true); // the first 429, with 3,000 RU charged so far
+        assertThat(p.rate()).isCloseTo(RuPacer.BACKOFF * 3_000, within(1.0));
+        c.advanceMs(100);
+        p.settle(wire[0], 5_000, 500, true); // admitted before the 429, answered after it
+        assertThat(p.rate()).isCloseTo(RuPacer.BACKOFF * 8_000, within(1.0));
+        c.advanceMs(100);
+        p.settle(wire[1], 0, 0, true); // nothing admitted: no change, and no second decrease
+        assertThat(p.rate()).isCloseTo(RuPacer.BACKOFF * 8_000, within(1.0));
+        c.advanceMs(1000);
+        p.settle(wire[2], 9_000, 1000, true); // after the cooldown: old news, neither raise nor decrease
+        assertThat(p.rate()).isCloseTo(RuPacer.BACKOFF * 8_000, within(1.0));
     }
 
     @Test
@@ -67,7 +91,7 @@ class RuPacerTest {
         RuPacer p = new RuPacer(10_000, 1000, () -> c.now);
         RuPacer.Ticket early = p.reserve(100); // sent at the full budget
         c.advanceMs(100);
-        settleCall(p, 100, 1000, 100, true); // decrease: BACKOFF x min(10,000, 1,000 RU/s) = floor
+        settleCall(p, 100, 500, 50, true); // decrease: BACKOFF x 10,000 x the half admitted
         double after = p.rate();
         c.advanceMs(1500); // past the cooldown
         p.settle(early, 0, 0, true); // still answering 429: old news
@@ -89,18 +113,41 @@ class RuPacerTest {
     }
 
     @Test
-    void callsAreSpacedAtTheRateAcrossTheSecond() {
+    void callsAreSpacedAtTheRateAndReserveNoFurtherAheadThanTheHorizon() {
         Clock c = new Clock();
         RuPacer p = new RuPacer(10_000, 1000, () -> c.now);
         settleCall(p, 100, 1000, 100, false); // 10 RU per operation
         c.advanceMs(1000); // idle: the bucket holds BURST_SECONDS of the rate, 1,000 RU
-        long[] waits = new long[5];
-        for (int i = 0; i < 5; i++) waits[i] = p.reserve(200).waitNanos(); // 2,000 RU each, all at once
-        assertThat(waits[0]).as("the bucket had tokens").isZero();
-        // Each waits until the tokens taken before it are paid for: 1,000 RU of debt after the first, then 2,000 more each.
-        assertThat(waits[1]).isCloseTo(100 * MS, within(2L));
-        assertThat(waits[2]).isCloseTo(300 * MS, within(2L));
-        assertThat(waits[4]).isCloseTo(700 * MS, within(2L));
+        long[] waits = new long[4];
+        for (int i = 0; i < 4; i++) waits[i] = p.reserve(100).waitNanos(); // 1,000 RU each, all at once
+        // Each waits until the tokens taken before it are paid for: the first two had tokens.
+        assertThat(waits[0]).isZero();
+        assertThat(waits[1]).isZero();
+        assertThat(waits[2]).isCloseTo(100 * MS, within(2L));
+        assertThat(waits[3]).isCloseTo(200 * MS, within(2L));
+        // 3,000 RU owed: more than HORIZON_SECONDS (2,000 RU) of the rate. The next call reserves nothing yet.
+        RuPacer.Ticket fifth = p.reserve(100);
+        assertThat(fifth.reserved()).isFalse();
+        assertThat(fifth.waitNanos()).as("until the debt is back within the horizon").isCloseTo(100 * MS, within(2L));
+        assertThat(p.tokens()).isCloseTo(-3000, within(1e-6));
+        c.advanceMs(100);
+        RuPacer.Ticket again = p.reserve(100);
+        assertThat(again.reserved()).isTrue();
+        assertThat(again.waitNanos()).as("behind the 2,000 RU still owed").isCloseTo(200 * MS, within(2L));
+    }
+
+    @Test
+    void aDecreaseReachesTheCallsNotYetReserved() {
+        Clock c = new Clock();
+        RuPacer p = new RuPacer(10_000, 1000, () -> c.now);
+        while (p.reserve(100).reserved()) { } // 1,000 RU each, until more than the horizon is owed
+        p.settle(new RuPacer.Ticket(100, 1000, 0, c.now, true), 500, 50, true); // half of a call answered 429
+        double decreased = p.rate();
+        assertThat(decreased).isCloseTo(RuPacer.BACKOFF * 10_000 * 0.5, within(1.0));
+        RuPacer.Ticket later = p.reserve(100);
+        assertThat(later.reserved()).isFalse();
+        assertThat(later.waitNanos()).as("paid at the new rate, not at the rate the calls before it reserved at")
+                .isCloseTo((long) ((-p.tokens() - RuPacer.HORIZON_SECONDS * decreased) / decreased * 1e9), within(2L));
     }
 
     @Test
@@ -111,8 +158,9 @@ class RuPacerTest {
         assertThat(t.estimate()).isEqualTo(1000);
         assertThat(p.tokens()).isEqualTo(-1000);
         c.advanceMs(50); // +500
-        p.settle(t, 100, 20, false); // 20 operations charged 5 RU each (the other 80, say, not answered)
-        assertThat(p.tokens()).as("the 900 RU not spent come back").isCloseTo(-500 + 900, within(1e-6));
+        p.settle(t, 100, 20, false); // 20 operations charged 5 RU each (the other 80 answered 429, say)
+        assertThat(p.tokens()).as("the 100 RU the 20 did not spend come back; the 80 refused keep theirs")
+                .isCloseTo(-500 + 200 - 100, within(1e-6));
         assertThat(p.ruPerOperation()).as("weighted by the 20 operations that carried the charge")
                 .isCloseTo(10 + (1 - Math.pow(0.8, 0.2)) * (5 - 10), within(1e-9));
     }
@@ -171,8 +219,8 @@ class RuPacerTest {
             RuPacer.Ticket big = p.reserve(ops);
             RuPacer.Ticket behind = p.reserve(1);
             assertThat(behind.waitNanos()).isPositive();
-            p.settle(big, big.estimate(), ops, false);
-            p.settle(behind, behind.estimate(), 1, false);
+            if (big.reserved()) p.settle(big, big.estimate(), ops, false);
+            if (behind.reserved()) p.settle(behind, behind.estimate(), 1, false);
         }
     }
 }
