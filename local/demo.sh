@@ -191,12 +191,10 @@ run_loadgen() {
 
 # --- the steps in Java ---------------------------------------------------------------------------------
 
-# They live in the loadgen jar, beside the code that writes the ground truth, which they read by structure.
-demo_java() { # class in io.tally.loadgen.demo, arguments...
-  local class=$1
-  shift
-  "$(java_bin)" -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$LOADGEN_JAR" "io.tally.loadgen.demo.$class" "$@"
-}
+# They live in the loadgen jar (package io.tally.loadgen.demo), beside the code that writes the ground
+# truth, which they read by structure. A command, not a function: run as a background job, the job's
+# pid is then the JVM's own, and stopping the job stops it.
+DEMO_JAVA=("$(java_bin)" -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$LOADGEN_JAR")
 
 # --- 1..3: stack and apps ---------------------------------------------------------------------------
 
@@ -256,7 +254,7 @@ say "  by the sink; docs = documents written to Cosmos; lag = records the aggreg
 # DemoWatch scrapes ingest-app's metrics each second and prints the live line until the pipeline has
 # drained, then the summary (step 5/5). It runs in the background: bash runs a trap only once the
 # foreground command has ended, and Ctrl-C or docker stop must stop everything at once.
-demo_java DemoWatch --metrics-url="$METRICS_URL" --baseline="$BASELINE" --loadgen-pid="$LOADGEN_PID" \
+"${DEMO_JAVA[@]}" io.tally.loadgen.demo.DemoWatch --metrics-url="$METRICS_URL" --baseline="$BASELINE" --loadgen-pid="$LOADGEN_PID" \
   --loadgen-log="$LOGS/loadgen.log" --truth="$TRUTH" --app-pids="${APP_PIDS[*]}" --width="$WIDTH" \
   --drain-timeout-s="$DRAIN_TIMEOUT_S" --elapsed-s=$((SECONDS - START_S)) --root="$TALLY_ROOT" &
 WATCH_PID=$!
@@ -286,6 +284,7 @@ esac
 # DemoQueries prints each query as a curl command with read-service's answer and the verdict against
 # the ground truth; exit 1 = read-service differs.
 rc=0
-demo_java DemoQueries --truth="$TRUTH" --read-url="$READ_URL" --show-read-url="$SHOW_READ_URL" --customer="$CUSTOMER" || rc=$?
+"${DEMO_JAVA[@]}" io.tally.loadgen.demo.DemoQueries --truth="$TRUTH" --read-url="$READ_URL" \
+  --show-read-url="$SHOW_READ_URL" --customer="$CUSTOMER" || rc=$?
 ((rc != 1)) || die "read-service's answers differ from loadgen's ground truth (logs in $LOGS)"
 ((rc == 0)) || die "the example queries could not be asked (exit $rc; see above)"
