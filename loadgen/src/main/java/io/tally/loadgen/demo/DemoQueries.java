@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -50,15 +49,7 @@ public final class DemoQueries {
      */
     record Options(Path truth, URI readUrl, String showReadUrl, String customer) {
         static Options parse(String[] args) {
-            Map<String, String> given = new LinkedHashMap<>();
-            for (String arg : args) {
-                int eq = arg.indexOf('=');
-                String key = eq < 0 ? arg : arg.substring(0, eq);
-                if (eq < 0 || !List.of("--truth", "--read-url", "--show-read-url", "--customer").contains(key)) {
-                    throw new IllegalArgumentException("unknown argument '" + arg + "'");
-                }
-                given.put(key, arg.substring(eq + 1));
-            }
+            Map<String, String> given = DemoArgs.parse(args, List.of("--truth", "--read-url", "--show-read-url", "--customer"));
             String truth = given.get("--truth"), read = given.get("--read-url");
             if (truth == null || read == null) throw new IllegalArgumentException("--truth and --read-url are required");
             return new Options(Path.of(truth), URI.create(read), given.getOrDefault("--show-read-url", read),

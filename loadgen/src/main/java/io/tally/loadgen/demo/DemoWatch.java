@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,13 +54,7 @@ public final class DemoWatch {
     record Options(URI metricsUrl, Path baseline, long loadgenPid, Path loadgenLog, Path truth, List<Long> appPids,
                    int width, Duration drainTimeout, long elapsedBefore, Optional<Path> root) {
         static Options parse(String[] args) {
-            Map<String, String> given = new LinkedHashMap<>();
-            for (String arg : args) {
-                int eq = arg.indexOf('=');
-                String key = eq < 0 ? arg : arg.substring(0, eq);
-                if (eq < 0 || !KEYS.contains(key)) throw new IllegalArgumentException("unknown argument '" + arg + "'");
-                given.put(key, arg.substring(eq + 1));
-            }
+            Map<String, String> given = DemoArgs.parse(args, KEYS);
             for (String required : KEYS.subList(0, 5)) {
                 if (given.get(required) == null || given.get(required).isEmpty()) throw new IllegalArgumentException(required + " is required");
             }
