@@ -56,10 +56,15 @@ public final class ReadLatencyBench {
         }
     }
 
-    static void run(String[] args) throws Exception {
-        int[] rates = args.length > 0 ? Arrays.stream(args[0].split(",")).mapToInt(Integer::parseInt).toArray() : new int[] {3000, 100};
-        int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 15;
-        int[] delays = args.length > 2 ? Arrays.stream(args[2].split(",")).mapToInt(Integer::parseInt).toArray() : new int[] {0, 2, 10};
+    static void run(String[] all) throws Exception {
+        // --quick (what ./tally bench --quick passes to every benchmark of the set): a smoke run of under a minute.
+        boolean quick = Arrays.asList(all).contains("--quick");
+        String[] args = Arrays.stream(all).filter(a -> !a.equals("--quick")).toArray(String[]::new);
+        int[] rates = args.length > 0 ? Arrays.stream(args[0].split(",")).mapToInt(Integer::parseInt).toArray()
+                : quick ? new int[] {300, 100} : new int[] {3000, 100};
+        int seconds = args.length > 1 ? Integer.parseInt(args[1]) : quick ? 5 : 15;
+        int[] delays = args.length > 2 ? Arrays.stream(args[2].split(",")).mapToInt(Integer::parseInt).toArray()
+                : quick ? new int[] {0, 10} : new int[] {0, 2, 10};
         for (String quiet : List.of("io.tally.read", "com.azure", "reactor", "io.netty")) { // the table counts what they would log
             ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(quiet)).setLevel(ch.qos.logback.classic.Level.OFF);
         }
@@ -70,7 +75,7 @@ public final class ReadLatencyBench {
         CosmosControl control = cosmos.control();
         BenchRun.begin("read-latency").cosmos(control);
         BenchResults results = new BenchResults("read-latency", "read-service under added Cosmos latency",
-                "./tally bench read-latency " + join(rates) + " " + seconds);
+                "./tally bench read-latency " + (quick && args.length == 0 ? "--quick" : join(rates) + " " + seconds));
         ReadSettings settings = ReadSettings.load(new String[] {"--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=bench",
                 "--read.http.port=0"}, Map.of());
         StringBuilder rows = new StringBuilder();

@@ -71,11 +71,15 @@ public final class SinkLatencyBench {
         }
     }
 
-    static void run(String[] args) throws Exception {
-        int updates = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
-        int naiveSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 15;
-        int[] delays = args.length > 2 ? Arrays.stream(args[2].split(",")).mapToInt(Integer::parseInt).toArray() : new int[] {0, 2, 10, 50};
-        int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 2;
+    static void run(String[] all) throws Exception {
+        // --quick (what ./tally bench --quick passes to every benchmark of the set): a smoke run of a minute or two.
+        boolean quick = Arrays.asList(all).contains("--quick");
+        String[] args = Arrays.stream(all).filter(a -> !a.equals("--quick")).toArray(String[]::new);
+        int updates = args.length > 0 ? Integer.parseInt(args[0]) : quick ? 10_000 : 100_000;
+        int naiveSeconds = args.length > 1 ? Integer.parseInt(args[1]) : quick ? 5 : 15;
+        int[] delays = args.length > 2 ? Arrays.stream(args[2].split(",")).mapToInt(Integer::parseInt).toArray()
+                : quick ? new int[] {0, 10} : new int[] {0, 2, 10, 50};
+        int rounds = args.length > 3 ? Integer.parseInt(args[3]) : quick ? 1 : 2;
         for (String quiet : List.of("com.azure", "reactor.netty")) { // the endpoint's closed idle connections are retried by the SDK
             ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(quiet)).setLevel(ch.qos.logback.classic.Level.OFF);
         }
@@ -87,7 +91,7 @@ public final class SinkLatencyBench {
         BenchRun.begin("sink-latency").cosmos(control);
         String run = UUID.randomUUID().toString().substring(0, 6);
         BenchResults results = new BenchResults("sink-latency", "Sink under added Cosmos latency",
-                "./tally bench sink-latency " + updates + " " + naiveSeconds);
+                "./tally bench sink-latency " + (quick && args.length == 0 ? "--quick" : updates + " " + naiveSeconds));
         CosmosAsyncClient naiveClient = cosmos.clientBuilder().throttlingRetryOptions(new ThrottlingRetryOptions()
                 .setMaxRetryAttemptsOnThrottledRequests(Integer.MAX_VALUE).setMaxRetryWaitTime(Duration.ofMinutes(10))).buildAsyncClient();
         List<Scenario> scenarios = new ArrayList<>();
