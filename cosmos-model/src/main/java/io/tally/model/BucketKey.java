@@ -8,7 +8,8 @@ import java.util.Objects;
  * bucket addressable by a point read.
  */
 public record BucketKey(String domain, String entityKey, String grade, TimeUnit unit, long bucketIndex) {
-    public static final char SEPARATOR = '|';
+    /** The id's separator, so that pk, id and {@code pk|id} read alike and one change reaches them all. */
+    public static final char SEPARATOR = BucketId.SEPARATOR;
 
     public BucketKey {
         Objects.requireNonNull(domain, "domain");
