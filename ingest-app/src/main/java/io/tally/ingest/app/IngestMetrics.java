@@ -1,11 +1,15 @@
 package io.tally.ingest.app;
 
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -24,9 +28,35 @@ final class IngestMetrics implements AutoCloseable {
     private ScheduledExecutorService streamsRefresh;
 
     IngestMetrics() {
+        registry.config().meterFilter(STATE_STORE_TAGS);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmGcMetrics().bindTo(registry);
     }
+
+    /**
+     * Kafka Streams tags a store's metrics with {@code <store type>-state-id} ({@code rocksdb-state-id} for the bucket
+     * store, {@code rocksdb-window-state-id} for the dedupe store). Prometheus needs one set of label names per metric
+     * name, so the registry refused every meter of the second store type ("meter registration has failed") and the
+     * dedupe store's RocksDB metrics were missing. One {@code state.id} label plus a {@code store.type} label keeps both.
+     */
+    static final MeterFilter STATE_STORE_TAGS = new MeterFilter() {
+        @Override
+        public Meter.Id map(Meter.Id id) {
+            if (!id.getName().startsWith("kafka.stream.state")) return id;
+            List<Tag> tags = new ArrayList<>();
+            boolean changed = false;
+            for (Tag t : id.getTagsAsIterable()) {
+                if (t.getKey().endsWith(".state.id")) {
+                    tags.add(Tag.of("state.id", t.getValue()));
+                    tags.add(Tag.of("store.type", t.getKey().substring(0, t.getKey().length() - ".state.id".length())));
+                    changed = true;
+                } else {
+                    tags.add(t);
+                }
+            }
+            return changed ? id.replaceTags(tags) : id;
+        }
+    };
 
     PrometheusMeterRegistry registry() {
         return registry;
