@@ -23,8 +23,9 @@ import java.util.regex.Pattern;
  * reaching the cores, so this names the stage that bounds a run.
  *
  * <p>Threads are sampled every half second, so a thread that ends between samples loses at most its last half
- * second; that and garbage collection and JIT compilation (not Java threads) make up the "JVM: GC, JIT" row,
- * the process CPU that no sampled thread accounts for.
+ * second. The JVM's own threads (garbage collection, JIT compilation, the VM thread) are not Java threads; they
+ * are read from Linux's per-thread accounting ({@code /proc/self/task}) by their names. What neither accounts
+ * for is the last row but two, the process CPU of threads that ended between samples and of the rest.
  */
 final class CpuByPart implements AutoCloseable {
     /** A UUID, or a run of digits: instances of one kind of thread differ only by those. */
@@ -41,6 +42,10 @@ final class CpuByPart implements AutoCloseable {
     private final Map<Long, Long> startNanos = new HashMap<>();
     private final Map<Long, Long> lastNanos = new ConcurrentHashMap<>();
     private final Map<Long, String> names = new ConcurrentHashMap<>();
+    /** The JVM's own threads by Linux thread id: CPU nanoseconds at the start and at the last sample, and the part. */
+    private final Map<Integer, Long> vmStart = new HashMap<>();
+    private final Map<Integer, Long> vmLast = new ConcurrentHashMap<>();
+    private final Map<Integer, String> vmNames = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "bench-cpu-sampler");
         t.setDaemon(true);
@@ -54,6 +59,7 @@ final class CpuByPart implements AutoCloseable {
         this.nodePid = nodePid;
         sample();
         startNanos.putAll(lastNanos);
+        vmStart.putAll(vmLast);
         this.processStart = os.getProcessCpuTime();
         this.nodeStart = nodeCpuNanos();
         sampler.scheduleAtFixedRate(this::sample, 500, 500, TimeUnit.MILLISECONDS);
@@ -84,7 +90,45 @@ final class CpuByPart implements AutoCloseable {
         return INSTANCE.matcher(threadName).replaceAll("#");
     }
 
+    /** The part of a JVM-internal thread by its Linux name (15 characters at most), or null for a Java thread. */
+    static String vmPart(String comm) {
+        if (comm.startsWith("GC Thread") || comm.startsWith("G1 ") || comm.startsWith("VM Periodic")) {
+            return comm.startsWith("VM Periodic") ? "JVM: VM thread and periodic tasks" : "JVM: garbage collection";
+        }
+        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) return "JVM: JIT compilation";
+        if (comm.equals("VM Thread")) return "JVM: VM thread and periodic tasks";
+        return null;
+    }
+
+    private void sampleVm() {
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            tasks.forEach(t -> {
+                try {
+                    String stat = Files.readString(t.resolve("stat"));
+                    String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                    String part = vmPart(comm);
+                    if (part == null) return;
+                    int tid = Integer.parseInt(t.getFileName().toString());
+                    vmLast.put(tid, cpuNanos(stat));
+                    vmNames.putIfAbsent(tid, part);
+                } catch (Exception e) {
+                    // the thread ended since it was listed
+                }
+            });
+        } catch (Exception e) {
+            // not Linux: the JVM's own work stays in the remainder row
+        }
+    }
+
+    /** utime + stime of a /proc stat line, in nanoseconds (clock ticks of 1/100 s on Linux). */
+    private static long cpuNanos(String stat) {
+        // Fields after the command name, which is in parentheses and may hold spaces: state is field 3, utime 14, stime 15.
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
+    }
+
     private void sample() {
+        sampleVm();
         for (long id : threads.getAllThreadIds()) {
             long cpu = threads.getThreadCpuTime(id);
             if (cpu < 0) continue; // ended since the id was listed
@@ -115,9 +159,16 @@ final class CpuByPart implements AutoCloseable {
             if (e.getValue() < MIN_SHARE * process) small += e.getValue();
             else parts.add(new Part(e.getKey(), e.getValue() / wall));
         }
+        Map<String, Long> vm = new HashMap<>();
+        for (Map.Entry<Integer, Long> e : vmLast.entrySet()) {
+            long used = e.getValue() - vmStart.getOrDefault(e.getKey(), 0L);
+            vm.merge(vmNames.get(e.getKey()), used, Long::sum);
+            threadTotal += used;
+        }
+        vm.forEach((name, used) -> parts.add(new Part(name, used / wall)));
         parts.sort(Comparator.comparingDouble(Part::cores).reversed());
         parts.add(new Part("other threads (each under 2% of the process)", small / wall));
-        parts.add(new Part("JVM: GC, JIT and threads ended between samples", Math.max(0, process - threadTotal) / wall));
+        parts.add(new Part("JVM: threads ended between samples, and the rest", Math.max(0, process - threadTotal) / wall));
         parts.add(new Part("this JVM in all", process / wall));
         long node = nodeCpuNanos();
         if (node >= 0 && nodeStart >= 0) parts.add(new Part("local Cosmos endpoint (Node process)", (node - nodeStart) / wall));
@@ -128,10 +179,7 @@ final class CpuByPart implements AutoCloseable {
     private long nodeCpuNanos() {
         if (nodePid.isEmpty()) return -1;
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(nodePid.getAsLong()), "stat"));
-            // Fields after the command name, which is in parentheses and may hold spaces: state is field 3, utime 14, stime 15.
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
+            return cpuNanos(Files.readString(Path.of("/proc", Long.toString(nodePid.getAsLong()), "stat")));
         } catch (Exception e) {
             return -1;
         }

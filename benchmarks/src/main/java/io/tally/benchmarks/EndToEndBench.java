@@ -35,7 +35,9 @@ import java.util.concurrent.Future;
  *       update, {@link SinkBench#naive}) on a prefix of the same bucket-updates topic, and against one
  *       upsert per bucket each event touches (no coalescing at all);
  *   <li>d. the container's throughput set to half the RU/s that (a) used, the same N events again: events/s,
- *       429s, backlog over time, and every bucket compared with loadgen's ground truth at the end.
+ *       429s, backlog over time, and every bucket compared with loadgen's ground truth at the end;
+ *   <li>e. a again on a fresh pipeline in the JVM that ran a to d: the throughput once the JIT has compiled the
+ *       hot code, against a's cold start.
  * </ol>
  *
  * <pre>./tally bench end-to-end [--quick] [--events=N] [--with=KEY=VALUE...]</pre>
@@ -105,6 +107,7 @@ public final class EndToEndBench {
             RunOutcome unlimited = throughputAndFreshness();
             naiveComparison(unlimited);
             ruBudget(unlimited);
+            warmThroughput(unlimited);
         } catch (Exception e) {
             // What was measured before the failure is still worth a look; the note says the run is incomplete.
             results.note("This run stopped early: " + e);
@@ -229,6 +232,31 @@ public final class EndToEndBench {
                     100 * budgetUsed, m.verdict.summary());
         } finally {
             control.reset();
+        }
+    }
+
+    /**
+     * Scenario e: scenario a again, on a fresh pipeline in the JVM that ran a to d. Run a starts on a cold JVM,
+     * whose JIT compilers take a quarter of the machine during its burst (a's CPU by part); a long-running
+     * ingest-app has compiled its hot code long before. Run a stays the figure comparable with earlier runs.
+     */
+    private void warmThroughput(RunOutcome a) throws Exception {
+        progress("e. throughput, warm JVM: %,d events at unlimited RU on a fresh pipeline", events);
+        try (PipelineRun run = new PipelineRun("e", kafka, registry, cosmos, settings).start()) {
+            Measured m = measure(run, "e. throughput, warm JVM (unlimited RU)", "unlimited RU, warm JVM", false);
+            double eventsPerSecond = m.totals.events() / m.totals.seconds();
+            double cold = a.totals.events() / a.totals.seconds();
+            results.figure("e. throughput, warm JVM", "events end to end", m.totals.events(), "events")
+                    .figure("e. throughput, warm JVM", "end-to-end throughput", eventsPerSecond, "events/s")
+                    .figure("e. throughput, warm JVM", "throughput / cold JVM (a)", eventsPerSecond / cold, "x")
+                    .figure("e. throughput, warm JVM", "peak events waiting for aggregation", m.totals.peakAggregationBacklog(), "events");
+            correctnessFigure("e. throughput, warm JVM", m.verdict);
+            for (CpuByPart.Part p : m.cpu) results.figure("e. CPU by part, warm JVM, burst until drained", p.name(), p.cores(), "cores");
+            results.note("e: run a again (same events, unlimited RU) on a fresh pipeline in the JVM that ran a to d, so its code is "
+                    + "compiled already, as in an ingest-app that has been running for a while. a is the cold start, comparable with "
+                    + "earlier runs of this benchmark.");
+            progress("e: %,.0f events/s end to end, warm JVM (%.2fx the cold run a); %s", eventsPerSecond, eventsPerSecond / cold,
+                    m.verdict.summary());
         }
     }
 
