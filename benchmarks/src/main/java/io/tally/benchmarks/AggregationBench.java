@@ -1,6 +1,7 @@
 package io.tally.benchmarks;
 
 import io.tally.ingest.app.AggregationSettings;
+import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.freshness.FreshnessTarget;
 import io.tally.rules.GradeRules;
 import io.tally.ingest.topology.TallyTopology;
@@ -8,6 +9,7 @@ import io.tally.ingest.topology.TopologySettings;
 import io.tally.loadgen.Loadgen;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.schemas.Topics;
+import io.tally.schemas.serde.RegistryClientSettings;
 import io.tally.schemas.serde.SchemaRegistryClient;
 import io.tally.testsupport.kafka.TestKafka;
 import io.tally.testsupport.registry.LocalSchemaRegistry;
@@ -183,6 +185,8 @@ public final class AggregationBench {
 
     /** ingest-app's own settings where they differ from Kafka Streams' defaults (commit interval: see {@link #run}). */
     private static final Map<String, Object> APP_DEFAULTS = AggregationSettings.STREAMS_DEFAULTS;
+    /** ingest-app's settings at their defaults, for what the bench takes over besides the Streams ones. */
+    private static final IngestSettings INGEST_DEFAULTS = IngestSettings.load(new String[0], Map.of());
 
     private static Map<String, Object> with(Object... keyValues) {
         Map<String, Object> m = new HashMap<>(APP_DEFAULTS);
@@ -194,7 +198,8 @@ public final class AggregationBench {
         StreamsBuilder b = new StreamsBuilder();
         TallyTopology.build(b, topics, new TopologySettings(Duration.ofDays(7), Duration.ofMinutes(5), Duration.ofDays(35),
                 new BigDecimal("1000000000")), GradeRules.load(GradeRules.BUILTIN_DEFAULT),
-                TallyTopology.eventDeserializer(new SchemaRegistryClient(registry)));
+                TallyTopology.eventDeserializer(new SchemaRegistryClient(
+                        RegistryClientSettings.forUrls(registry).withMissingIdCacheTtl(INGEST_DEFAULTS.missingSchemaIdTtl()))));
         return b.build();
     }
 

@@ -97,7 +97,7 @@ public final class IngestApp implements AutoCloseable {
         }
         StreamsBuilder builder = new StreamsBuilder();
         TallyTopology.build(builder, settings.topics(), agg.topology(), rules,
-                TallyTopology.eventDeserializer(new SchemaRegistryClient(settings.schemaRegistryUrl())));
+                TallyTopology.eventDeserializer(new SchemaRegistryClient(settings.registryClient())));
         streams = new KafkaStreams(builder.build(), streamsProperties());
         restarts = new StreamRestarts(agg.restartBackoff(), metrics.registry());
         streams.setUncaughtExceptionHandler(restarts); // replace a failed thread, after a bounded exponential wait

@@ -6,6 +6,7 @@ import io.tally.cosmos.CosmosSettings;
 import io.tally.ingest.freshness.FreshnessTarget;
 import io.tally.ingest.sink.SinkSettings;
 import io.tally.schemas.Topics;
+import io.tally.schemas.serde.RegistryClientSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +17,8 @@ import java.util.Map;
  * Everything ingest-app reads, parsed once. Kafka client settings pass through with the {@code kafka.} prefix, per
  * client with {@code kafka.streams.}, {@code kafka.consumer.} and {@code kafka.producer.} ({@link KafkaClientSettings}).
  */
-public record IngestSettings(Role role, KafkaClientSettings kafka, String schemaRegistryUrl, String applicationId,
+public record IngestSettings(Role role, KafkaClientSettings kafka, String schemaRegistryUrl, Duration missingSchemaIdTtl,
+                             String applicationId,
                              Path stateDir, Duration commitInterval, SinkSettings sink,
                              CosmosSettings cosmos, AggregationSettings aggregation,
                              Topics.Names topics, boolean createMissingTopics, Duration topicsTimeout) {
@@ -30,6 +32,12 @@ public record IngestSettings(Role role, KafkaClientSettings kafka, String schema
             "Kafka bootstrap servers.");
     public static final Setting<String> REGISTRY = Setting.string("schema.registry.url", "http://127.0.0.1:8085",
             "Confluent-API schema registry URL(s), comma-separated.");
+    public static final Setting<Duration> MISSING_ID_TTL = Setting.millis("schema.registry.missing-id-cache-ttl.ms", 60_000,
+            "How long an input record's schema id that the registry does not know is taken as unknown without asking it again "
+                    + "(its records go to the DLQ as DECODE_FAILED either way). Bounds the registry requests, one per record on "
+                    + "the stream thread, that a producer writing with a wrong registry would cause. 0: ask for every record "
+                    + "(Confluent's default, missing.id.cache.ttl.sec=0; for a registry replica that can lag behind the one producers "
+                    + "register with).");
     public static final Setting<String> TOPIC_PREFIX = Setting.optionalString("topics.prefix", "",
             "Prefix of every topic name (transactions, transactions.dlq, bucket-updates, bucket-updates.dlq), to keep environments apart on one cluster.");
     public static final Setting<Boolean> CREATE_TOPICS = Setting.bool("topics.create-missing", true,
@@ -47,7 +55,7 @@ public record IngestSettings(Role role, KafkaClientSettings kafka, String schema
                     + "sixth of ingest.freshness-target.ms.");
 
     public static List<Setting<?>> all() {
-        List<Setting<?>> all = new ArrayList<>(List.of(ROLE, BOOTSTRAP, REGISTRY, TOPIC_PREFIX, CREATE_TOPICS, TOPICS_TIMEOUT, APP_ID, STATE_DIR,
+        List<Setting<?>> all = new ArrayList<>(List.of(ROLE, BOOTSTRAP, REGISTRY, MISSING_ID_TTL, TOPIC_PREFIX, CREATE_TOPICS, TOPICS_TIMEOUT, APP_ID, STATE_DIR,
                 FreshnessTarget.TARGET, COMMIT_INTERVAL));
         all.addAll(SinkSettings.ALL);
         all.addAll(AggregationSettings.ALL);
@@ -60,12 +68,17 @@ public record IngestSettings(Role role, KafkaClientSettings kafka, String schema
         FreshnessTarget freshness = FreshnessTarget.from(c);
         Duration commitInterval = c.get(COMMIT_INTERVAL).isZero() ? freshness.commitInterval() : c.get(COMMIT_INTERVAL);
         return new IngestSettings(Role.valueOf(c.get(ROLE).toUpperCase(java.util.Locale.ROOT)),
-                KafkaClientSettings.from(c, c.get(BOOTSTRAP)), c.get(REGISTRY), c.get(APP_ID), Path.of(c.get(STATE_DIR)),
+                KafkaClientSettings.from(c, c.get(BOOTSTRAP)), c.get(REGISTRY), c.get(MISSING_ID_TTL), c.get(APP_ID), Path.of(c.get(STATE_DIR)),
                 commitInterval, SinkSettings.from(c, freshness), CosmosSettings.from(c), AggregationSettings.from(c),
                 Topics.Names.withPrefix(c.get(TOPIC_PREFIX)), c.get(CREATE_TOPICS), c.get(TOPICS_TIMEOUT));
     }
 
     public String bootstrapServers() { return kafka.bootstrapServers(); }
+
+    /** The registry client of the input's deserializer (live and replay alike). */
+    public RegistryClientSettings registryClient() {
+        return RegistryClientSettings.forUrls(schemaRegistryUrl).withMissingIdCacheTtl(missingSchemaIdTtl);
+    }
 
     public boolean runsAggregation() { return role != Role.SINK; }
 

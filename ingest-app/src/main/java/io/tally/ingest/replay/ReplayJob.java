@@ -83,7 +83,7 @@ public final class ReplayJob {
         log.info("replay of {} (rules {}) from {} into {}", range, selection.names(), topic, ingest.cosmos().container());
 
         ReplayAggregator aggregator = new ReplayAggregator(
-                new EventIntake(TallyTopology.eventDeserializer(new SchemaRegistryClient(ingest.schemaRegistryUrl())),
+                new EventIntake(TallyTopology.eventDeserializer(new SchemaRegistryClient(ingest.registryClient())),
                         EventValidator.of(topology, rules)),
                 new FanOut(rules), selection, range, topology.dedupeHorizon());
         ReplayPlan plan;

@@ -30,6 +30,13 @@ class IngestSettingsTest {
     }
 
     @Test
+    void theInputsUnknownSchemaIdsAreRememberedForAMinuteUnlessSetOtherwise() {
+        assertThat(IngestSettings.load(new String[0], Map.of()).registryClient().missingIdCacheTtl()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(IngestSettings.load(new String[] {"--schema.registry.missing-id-cache-ttl.ms=0"}, Map.of()).registryClient()
+                .missingIdCacheTtl()).isZero();
+    }
+
+    @Test
     void aTargetBelowATenthOfASecondIsRefused() {
         assertThatThrownBy(() -> IngestSettings.load(new String[] {"--ingest.freshness-target.ms=50"}, Map.of()))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("ingest.freshness-target.ms");

@@ -28,6 +28,13 @@ public final class AvroSerdeConfig {
     public static final String USE_LATEST_VERSION = "use.latest.version";
     /** Seconds a subject's latest version is reused; -1 (default) = until evicted from the cache. */
     public static final String LATEST_CACHE_TTL_SEC = "latest.cache.ttl.sec";
+    /**
+     * Seconds an id the registry answered "not found" (40403) is answered so again without a request; 0 (default, as
+     * Confluent's) = ask every time. Bounds the registry requests a stream of records with unknown ids causes.
+     */
+    public static final String MISSING_ID_CACHE_TTL_SEC = "missing.id.cache.ttl.sec";
+    /** Bound of the cache of missing ids (default 10000). */
+    public static final String MISSING_CACHE_SIZE = "missing.cache.size";
     /** Deserializer: return generated SpecificRecord classes instead of GenericRecord (default false). */
     public static final String SPECIFIC_AVRO_READER = "specific.avro.reader";
     /** Generic deserializer: decimal as BigDecimal, timestamp-millis as Instant, ... (default false: raw Avro types). */
@@ -109,6 +116,8 @@ public final class AvroSerdeConfig {
         long connectMs = p.integer(HTTP_CONNECT_TIMEOUT_MS, (int) RegistryClientSettings.DEFAULT_CONNECT_TIMEOUT.toMillis(), 1);
         long readMs = p.integer(HTTP_READ_TIMEOUT_MS, (int) RegistryClientSettings.DEFAULT_REQUEST_TIMEOUT.toMillis(), 1);
         long ttlSec = p.integer(LATEST_CACHE_TTL_SEC, -1, -1);
+        long missingTtlSec = p.integer(MISSING_ID_CACHE_TTL_SEC, 0, 0);
+        int missingSize = p.integer(MISSING_CACHE_SIZE, RegistryClientSettings.DEFAULT_MISSING_CACHE_SIZE, 1);
 
         RegistryClientSettings registry = null;
         List<URI> urls = new ArrayList<>();
@@ -162,7 +171,7 @@ public final class AvroSerdeConfig {
             registry = new RegistryClientSettings(urls, userInfo,
                     new RetryPolicy(maxRetries, Duration.ofMillis(waitMs), Duration.ofMillis(Math.max(waitMs, maxWaitMs))),
                     capacity, Duration.ofMillis(connectMs), Duration.ofMillis(readMs),
-                    ttlSec < 0 ? null : Duration.ofSeconds(ttlSec));
+                    ttlSec < 0 ? null : Duration.ofSeconds(ttlSec), Duration.ofSeconds(missingTtlSec), missingSize);
         }
         return new AvroSerdeConfig(registry, autoRegister, useLatest, specific, converters);
     }

@@ -15,6 +15,9 @@ import java.util.Optional;
  * @param connectTimeout  TCP connect timeout per URL
  * @param requestTimeout  whole-request timeout per URL and attempt
  * @param latestCacheTtl  how long a subject's latest version is reused; {@code null} = until evicted (Confluent's -1)
+ * @param missingIdCacheTtl how long an id the registry answered "not found" (40403) is answered so without asking
+ *                        again; zero = always ask (Confluent's default)
+ * @param missingCacheSize bound of the cache of missing ids
  */
 public record RegistryClientSettings(
         List<URI> urls,
@@ -23,16 +26,21 @@ public record RegistryClientSettings(
         int cacheCapacity,
         Duration connectTimeout,
         Duration requestTimeout,
-        Duration latestCacheTtl) {
+        Duration latestCacheTtl,
+        Duration missingIdCacheTtl,
+        int missingCacheSize) {
 
     public static final int DEFAULT_CACHE_CAPACITY = 1000;
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+    public static final int DEFAULT_MISSING_CACHE_SIZE = 10_000;
 
     public RegistryClientSettings {
         urls = List.copyOf(urls);
         if (urls.isEmpty()) throw new IllegalArgumentException("at least one schema registry URL is required");
         if (cacheCapacity < 1) throw new IllegalArgumentException("cacheCapacity must be >= 1");
+        if (missingIdCacheTtl == null || missingIdCacheTtl.isNegative()) throw new IllegalArgumentException("missingIdCacheTtl must be >= 0");
+        if (missingCacheSize < 1) throw new IllegalArgumentException("missingCacheSize must be >= 1");
     }
 
     /** Defaults for everything but the URLs (a comma-separated list; user info in a URL becomes basic auth). */
@@ -42,13 +50,21 @@ public record RegistryClientSettings(
 
     /** The same settings with another retry policy (tests use short waits). */
     public RegistryClientSettings withRetry(RetryPolicy policy) {
-        return new RegistryClientSettings(urls, userInfo, policy, cacheCapacity, connectTimeout, requestTimeout, latestCacheTtl);
+        return new RegistryClientSettings(urls, userInfo, policy, cacheCapacity, connectTimeout, requestTimeout, latestCacheTtl,
+                missingIdCacheTtl, missingCacheSize);
+    }
+
+    /** The same settings, remembering ids the registry does not know for {@code ttl} (zero: never). */
+    public RegistryClientSettings withMissingIdCacheTtl(Duration ttl) {
+        return new RegistryClientSettings(urls, userInfo, retry, cacheCapacity, connectTimeout, requestTimeout, latestCacheTtl,
+                ttl, missingCacheSize);
     }
 
     @Override
     public String toString() { // keeps the password out of logs and exception messages
         return "RegistryClientSettings[urls=" + urls + ", basicAuth=" + userInfo.isPresent() + ", retry=" + retry
                 + ", cacheCapacity=" + cacheCapacity + ", connectTimeout=" + connectTimeout
-                + ", requestTimeout=" + requestTimeout + ", latestCacheTtl=" + latestCacheTtl + "]";
+                + ", requestTimeout=" + requestTimeout + ", latestCacheTtl=" + latestCacheTtl
+                + ", missingIdCacheTtl=" + missingIdCacheTtl + ", missingCacheSize=" + missingCacheSize + "]";
     }
 }

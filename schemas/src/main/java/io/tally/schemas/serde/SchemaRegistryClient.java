@@ -52,6 +52,8 @@ public final class SchemaRegistryClient {
     private final Map<Integer, Schema> schemaById;
     private final Map<SubjectSchema, Integer> idBySubjectSchema;
     private final Map<String, Latest> latestBySubject;
+    /** Ids answered "not found", with when that answer was given (nanoTime); used only with a missing-id TTL. */
+    private final Map<Integer, Missing> missingIds;
     /** Index of the URL to try first; a hint, so races between threads are harmless. */
     private volatile int preferredUrl;
 
@@ -68,7 +70,10 @@ public final class SchemaRegistryClient {
         this.schemaById = lru(settings.cacheCapacity());
         this.idBySubjectSchema = lru(settings.cacheCapacity());
         this.latestBySubject = lru(settings.cacheCapacity());
+        this.missingIds = lru(settings.missingCacheSize());
     }
+
+    private record Missing(long sinceNanos, SchemaRegistryException answer) {}
 
     /** A client from serde configuration keys (see {@link AvroSerdeConfig}). */
     public static SchemaRegistryClient fromConfigs(Map<String, ?> configs) {
@@ -119,7 +124,24 @@ public final class SchemaRegistryClient {
     public Schema schemaById(int id) {
         Schema cached = schemaById.get(id);
         if (cached != null) return cached;
-        JsonNode body = call("GET", "schemas/ids/" + id, null);
+        Duration missingTtl = settings.missingIdCacheTtl();
+        if (!missingTtl.isZero()) {
+            Missing m = missingIds.get(id);
+            if (m != null && System.nanoTime() - m.sinceNanos() < missingTtl.toNanos()) {
+                throw m.answer().withContext("schema id " + id + " (the registry's answer of less than "
+                        + missingTtl.toMillis() + " ms ago, " + AvroSerdeConfig.MISSING_ID_CACHE_TTL_SEC + ")");
+            }
+        }
+        JsonNode body;
+        try {
+            body = call("GET", "schemas/ids/" + id, null);
+        } catch (SchemaRegistryException e) {
+            // Only the registry's own "no such id": an outage or a refusal says nothing about the id.
+            if (!missingTtl.isZero() && e.kind() == SchemaRegistryException.Kind.SCHEMA_NOT_FOUND) {
+                missingIds.put(id, new Missing(System.nanoTime(), e));
+            }
+            throw e;
+        }
         Schema schema = parseSchema(body, "schema id " + id);
         schemaById.put(id, schema);
         return schema;

@@ -40,6 +40,8 @@ class AvroSerdeConfigTest {
         m.put("retries.max.wait.ms", "50");
         m.put("latest.cache.ttl.sec", "30");
         m.put("http.read.timeout.ms", 2500);
+        m.put("missing.id.cache.ttl.sec", "45");
+        m.put("missing.cache.size", 50);
         AvroSerdeConfig c = AvroSerdeConfig.parse(m);
         assertThat(c.autoRegister()).isFalse();
         assertThat(c.useLatestVersion()).isTrue();
@@ -48,6 +50,14 @@ class AvroSerdeConfigTest {
         assertThat(c.registry().retry()).isEqualTo(new RetryPolicy(5, Duration.ofMillis(10), Duration.ofMillis(50)));
         assertThat(c.registry().latestCacheTtl()).isEqualTo(Duration.ofSeconds(30));
         assertThat(c.registry().requestTimeout()).isEqualTo(Duration.ofMillis(2500));
+        assertThat(c.registry().missingIdCacheTtl()).isEqualTo(Duration.ofSeconds(45));
+        assertThat(c.registry().missingCacheSize()).isEqualTo(50);
+    }
+
+    @Test
+    void missingIdsAreAskedForEveryTimeUnlessATtlIsSet() {
+        AvroSerdeConfig c = AvroSerdeConfig.parse(Map.of("schema.registry.url", "http://reg:8081"));
+        assertThat(c.registry().missingIdCacheTtl()).isZero();
     }
 
     @Test

@@ -59,7 +59,7 @@ class SchemaRegistryClientFaultTest {
         try (RegistryFaultStub stub = RegistryFaultStub.slow(Duration.ofMillis(1500))) {
             RegistryClientSettings s = RegistryClientSettings.forUrls(stub.url()).withRetry(new RetryPolicy(1, Duration.ofMillis(1), Duration.ofMillis(1)));
             s = new RegistryClientSettings(s.urls(), s.userInfo(), s.retry(), s.cacheCapacity(), s.connectTimeout(),
-                    Duration.ofMillis(200), s.latestCacheTtl());
+                    Duration.ofMillis(200), s.latestCacheTtl(), s.missingIdCacheTtl(), s.missingCacheSize());
             SchemaRegistryClient c = new SchemaRegistryClient(s);
             assertThatThrownBy(() -> c.latest("t-value"))
                     .isInstanceOfSatisfying(SchemaRegistryException.class,
@@ -127,6 +127,46 @@ class SchemaRegistryClientFaultTest {
                     .isInstanceOf(SchemaRegistryException.class)
                     .hasMessageContaining("on topic transactions (subject transactions-key)")
                     .hasMessageContaining("login first");
+        }
+    }
+
+    @Test
+    void anIdTheRegistryDoesNotKnowIsRememberedForTheMissingIdTtl() {
+        try (RegistryFaultStub stub = RegistryFaultStub.answering(404, "application/json",
+                "{\"error_code\":40403,\"message\":\"Schema 7 not found\"}")) {
+            SchemaRegistryClient c = new SchemaRegistryClient(RegistryClientSettings.forUrls(stub.url()).withRetry(FAST)
+                    .withMissingIdCacheTtl(Duration.ofMinutes(1)));
+            for (int i = 0; i < 3; i++) {
+                assertThatThrownBy(() -> c.schemaById(7))
+                        .isInstanceOfSatisfying(SchemaRegistryException.class, e -> {
+                            assertThat(e.kind()).isEqualTo(SchemaRegistryException.Kind.SCHEMA_NOT_FOUND);
+                            assertThat(e.isRetriable()).isFalse();
+                        })
+                        .hasMessageContaining("Schema 7 not found");
+            }
+            assertThat(stub.seen()).as("one request for three lookups of id 7").hasSize(1);
+            assertThatThrownBy(() -> c.schemaById(8)).isInstanceOf(SchemaRegistryException.class);
+            assertThat(stub.seen()).as("another id is asked for").hasSize(2);
+        }
+    }
+
+    @Test
+    void withoutAMissingIdTtlEveryLookupAsksAndOutagesAreNeverRemembered() {
+        try (RegistryFaultStub notFound = RegistryFaultStub.answering(404, "application/json",
+                "{\"error_code\":40403,\"message\":\"Schema 7 not found\"}")) {
+            SchemaRegistryClient c = client(notFound.url());
+            assertThatThrownBy(() -> c.schemaById(7)).isInstanceOf(SchemaRegistryException.class);
+            assertThatThrownBy(() -> c.schemaById(7)).isInstanceOf(SchemaRegistryException.class);
+            assertThat(notFound.seen()).hasSize(2);
+        }
+        try (RegistryFaultStub down = RegistryFaultStub.answering(503, "application/json", "{\"error_code\":50003,\"message\":\"x\"}")) {
+            SchemaRegistryClient c = new SchemaRegistryClient(RegistryClientSettings.forUrls(down.url()).withRetry(FAST)
+                    .withMissingIdCacheTtl(Duration.ofMinutes(1)));
+            assertThatThrownBy(() -> c.schemaById(7)).isInstanceOfSatisfying(SchemaRegistryException.class,
+                    e -> assertThat(e.isRetriable()).isTrue());
+            assertThatThrownBy(() -> c.schemaById(7)).isInstanceOfSatisfying(SchemaRegistryException.class,
+                    e -> assertThat(e.isRetriable()).isTrue());
+            assertThat(down.seen()).as("3 calls per lookup, both lookups").hasSize(6);
         }
     }
 }
