@@ -24,8 +24,8 @@ import java.util.regex.Pattern;
  *
  * <p>Threads are sampled every half second, so a thread that ends between samples loses at most its last half
  * second. The JVM's own threads (garbage collection, JIT compilation, the VM thread) are not Java threads; they
- * are read from Linux's per-thread accounting ({@code /proc/self/task}) by their names. What neither accounts
- * for is the last row but two, the process CPU of threads that ended between samples and of the rest.
+ * are read from Linux's per-thread accounting ({@code /proc/self/task}) by their names. The process CPU that
+ * neither accounts for (threads that ended between samples, and the rest) is a row of its own.
  */
 final class CpuByPart implements AutoCloseable {
     /** A UUID, or a run of digits: instances of one kind of thread differ only by those. */
