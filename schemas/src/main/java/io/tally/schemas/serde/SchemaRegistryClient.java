@@ -32,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>Caches:</b> ids and schemas never change once registered, so id &rarr; schema and
  * (subject, schema) &rarr; id are cached without expiry in LRU maps bounded by
  * {@link RegistryClientSettings#cacheCapacity()}; a subject's latest version can change and is kept for
- * {@link RegistryClientSettings#latestCacheTtl()}. Two threads missing the cache at once may both ask the
- * registry; the answers are the same, so that is cheaper than a lock around I/O.
+ * {@link RegistryClientSettings#latestCacheTtl()}. An id the registry does not know (40403) is remembered for
+ * {@link RegistryClientSettings#missingIdCacheTtl()} when that is set, so records carrying it fail without a request
+ * each. Two threads missing the cache at once may both ask the registry; the answers are the same, so that is
+ * cheaper than a lock around I/O.
  *
  * <p><b>Errors:</b> every failure is a {@link SchemaRegistryException}. I/O errors and 5xx fail over to
  * the next URL at once, and when every URL failed the round is repeated after a jittered exponential
