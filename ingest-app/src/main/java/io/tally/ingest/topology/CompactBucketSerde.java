@@ -76,31 +76,16 @@ public final class CompactBucketSerde {
 
     /** {@code d.unscaledValue().toByteArray().length}, without making the BigInteger when the value fits a long. */
     private static int unscaledLength(BigDecimal d) {
-        if (!fitsLong(d)) return d.unscaledValue().toByteArray().length;
+        if (d.precision() > 18) return d.unscaledValue().toByteArray().length;
         long v = unscaledLong(d);
         // Two's complement, minimal: bitLength (excluding the sign) + 1 sign bit, rounded up to bytes.
         int bitLength = 64 - Long.numberOfLeadingZeros(v < 0 ? ~v : v);
         return bitLength / 8 + 1;
     }
 
-    /** The unscaled value of a decimal whose unscaled value fits a long ({@link #fitsLong}). */
+    /** The unscaled value of a decimal of at most 18 digits (so it fits a long). */
     static long unscaledLong(BigDecimal d) {
         return d.scale() == 0 ? d.longValueExact() : d.scaleByPowerOfTen(d.scale()).longValueExact();
-    }
-
-    /**
-     * Whether the unscaled value fits a long. Asked of every decimal written. {@code precision() <= 18} answered it
-     * before, but a decimal made by arithmetic does not know its precision and counts its digits on the first ask
-     * ({@code BigDecimal.longDigitLength}, a top frame of the stream thread); at scale 0 a decimal held as a long
-     * answers {@code longValueExact} at once, and only one that is not (over 18-19 digits) takes the exception.
-     */
-    static boolean fitsLong(BigDecimal d) {
-        try {
-            unscaledLong(d);
-            return true;
-        } catch (ArithmeticException e) {
-            return false;
-        }
     }
 
     /** A cursor over the exact-size array: big-endian, as {@code DataOutputStream} writes. */
@@ -141,7 +126,7 @@ public final class CompactBucketSerde {
             int length = unscaledLength(d);
             b[p++] = (byte) length;
             intValue(d.scale());
-            if (!fitsLong(d)) {
+            if (d.precision() > 18) {
                 byte[] unscaled = d.unscaledValue().toByteArray();
                 System.arraycopy(unscaled, 0, b, p, length);
                 p += length;

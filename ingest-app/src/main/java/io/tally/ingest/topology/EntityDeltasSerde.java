@@ -111,9 +111,12 @@ public final class EntityDeltasSerde {
         return fitsLong(a) ? 1 + 8 : 1 + 1 + 2 + a.unscaledValue().toByteArray().length;
     }
 
-    /** Whether the unscaled value fits a long, without the BigInteger {@code unscaledValue} makes of every decimal. */
+    /**
+     * Whether the unscaled value fits a long. Up to 18 digits it does, which {@code precision} tells without making the
+     * BigInteger that {@code unscaledValue} makes of every decimal (it was a top frame of stage 3's commit).
+     */
     private static boolean fitsLong(BigDecimal a) {
-        return CompactBucketSerde.fitsLong(a);
+        return a.precision() <= 18 || a.unscaledValue().bitLength() < 64;
     }
 
     private static void amount(ByteBuffer out, BigDecimal a) {
@@ -124,7 +127,7 @@ public final class EntityDeltasSerde {
         if (a.scale() < 0 || a.scale() > MAX_SCALE) throw new SerializationException("amount scale " + a.scale() + " out of range");
         if (fitsLong(a)) {
             out.put((byte) a.scale());
-            out.putLong(CompactBucketSerde.unscaledLong(a));
+            out.putLong(a.precision() <= 18 ? CompactBucketSerde.unscaledLong(a) : a.unscaledValue().longValueExact());
         } else {
             out.put((byte) (a.scale() | BIG_AMOUNT));
             out.put((byte) 0); // reserved
