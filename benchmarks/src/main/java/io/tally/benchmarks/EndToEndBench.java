@@ -126,14 +126,10 @@ public final class EndToEndBench {
         progress("a. throughput and b. freshness: %,d events at unlimited RU", events);
         PipelineRun run = new PipelineRun("a", kafka, registry, cosmos, settings).start();
         Measured m = measure(run, "a. throughput (unlimited RU)", "unlimited RU", true);
-        double eventsPerSecond = m.totals.events() / m.totals.seconds();
-        results.figure("a. throughput", "events end to end", m.totals.events(), "events")
-                .figure("a. throughput", "time until the last bucket is written", m.totals.seconds(), "s")
-                .figure("a. throughput", "end-to-end throughput", eventsPerSecond, "events/s")
-                .figure("a. throughput", "peak events waiting for aggregation", m.totals.peakAggregationBacklog(), "events")
+        double eventsPerSecond = burstFigures("a. throughput", m);
+        results.figure("a. throughput", "time until the last bucket is written", m.totals.seconds(), "s")
                 .figure("a. throughput", "peak sink consumer lag", m.totals.peakSinkLag(), "records");
-        correctnessFigure("a. throughput", m.verdict);
-        for (CpuByPart.Part p : m.cpu) results.figure("a. CPU by part, burst until drained", p.name(), p.cores(), "cores");
+        cpuFigures("a. CPU by part, burst until drained", m);
         results.note("a, CPU by part: cores used on average from the burst's first event until the sink committed its last update, "
                 + "threads grouped by name with ids and numbers as #, against the machine's " + Runtime.getRuntime().availableProcessors()
                 + " cores. A stream thread uses at most one core; the part near its limit, or all parts together near the cores, "
@@ -244,20 +240,30 @@ public final class EndToEndBench {
         progress("e. throughput, warm JVM: %,d events at unlimited RU on a fresh pipeline", events);
         try (PipelineRun run = new PipelineRun("e", kafka, registry, cosmos, settings).start()) {
             Measured m = measure(run, "e. throughput, warm JVM (unlimited RU)", "unlimited RU, warm JVM", false);
-            double eventsPerSecond = m.totals.events() / m.totals.seconds();
+            double eventsPerSecond = burstFigures("e. throughput, warm JVM", m);
             double cold = a.totals.events() / a.totals.seconds();
-            results.figure("e. throughput, warm JVM", "events end to end", m.totals.events(), "events")
-                    .figure("e. throughput, warm JVM", "end-to-end throughput", eventsPerSecond, "events/s")
-                    .figure("e. throughput, warm JVM", "throughput / cold JVM (a)", eventsPerSecond / cold, "x")
-                    .figure("e. throughput, warm JVM", "peak events waiting for aggregation", m.totals.peakAggregationBacklog(), "events");
-            correctnessFigure("e. throughput, warm JVM", m.verdict);
-            for (CpuByPart.Part p : m.cpu) results.figure("e. CPU by part, warm JVM, burst until drained", p.name(), p.cores(), "cores");
+            results.figure("e. throughput, warm JVM", "throughput / cold JVM (a)", eventsPerSecond / cold, "x");
+            cpuFigures("e. CPU by part, warm JVM, burst until drained", m);
             results.note("e: run a again (same events, unlimited RU) on a fresh pipeline in the JVM that ran a to d, so its code is "
                     + "compiled already, as in an ingest-app that has been running for a while. a is the cold start, comparable with "
                     + "earlier runs of this benchmark.");
             progress("e: %,.0f events/s end to end, warm JVM (%.2fx the cold run a); %s", eventsPerSecond, eventsPerSecond / cold,
                     m.verdict.summary());
         }
+    }
+
+    /** A burst's events, events/s, peak backlog and correctness (scenarios a and e); returns the events/s. */
+    private double burstFigures(String scenario, Measured m) {
+        double eventsPerSecond = m.totals.events() / m.totals.seconds();
+        results.figure(scenario, "events end to end", m.totals.events(), "events")
+                .figure(scenario, "end-to-end throughput", eventsPerSecond, "events/s")
+                .figure(scenario, "peak events waiting for aggregation", m.totals.peakAggregationBacklog(), "events");
+        correctnessFigure(scenario, m.verdict);
+        return eventsPerSecond;
+    }
+
+    private void cpuFigures(String scenario, Measured m) {
+        for (CpuByPart.Part p : m.cpu) results.figure(scenario, p.name(), p.cores(), "cores");
     }
 
     private record Measured(PipelineSampler.Totals totals, GroundTruth truth, Verdict verdict, List<FreshnessProbe.Marker> duringBurst,
