@@ -92,11 +92,9 @@ final class CpuByPart implements AutoCloseable {
 
     /** The part of a JVM-internal thread by its Linux name (15 characters at most), or null for a Java thread. */
     static String vmPart(String comm) {
-        if (comm.startsWith("GC Thread") || comm.startsWith("G1 ") || comm.startsWith("VM Periodic")) {
-            return comm.startsWith("VM Periodic") ? "JVM: VM thread and periodic tasks" : "JVM: garbage collection";
-        }
+        if (comm.startsWith("GC Thread") || comm.startsWith("G1 ")) return "JVM: garbage collection";
         if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) return "JVM: JIT compilation";
-        if (comm.equals("VM Thread")) return "JVM: VM thread and periodic tasks";
+        if (comm.equals("VM Thread") || comm.startsWith("VM Periodic")) return "JVM: VM thread and periodic tasks";
         return null;
     }
 
@@ -105,8 +103,7 @@ final class CpuByPart implements AutoCloseable {
             tasks.forEach(t -> {
                 try {
                     String stat = Files.readString(t.resolve("stat"));
-                    String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                    String part = vmPart(comm);
+                    String part = vmPart(comm(stat));
                     if (part == null) return;
                     int tid = Integer.parseInt(t.getFileName().toString());
                     vmLast.put(tid, cpuNanos(stat));
@@ -118,6 +115,11 @@ final class CpuByPart implements AutoCloseable {
         } catch (Exception e) {
             // not Linux: the JVM's own work stays in the remainder row
         }
+    }
+
+    /** The thread's name in a /proc stat line: in parentheses, and it may hold spaces and parentheses itself. */
+    static String comm(String stat) {
+        return stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     }
 
     /** utime + stime of a /proc stat line, in nanoseconds (clock ticks of 1/100 s on Linux). */
