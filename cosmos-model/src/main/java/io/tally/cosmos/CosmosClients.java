@@ -101,17 +101,18 @@ public final class CosmosClients {
     }
 
     /**
-     * Indexes only what read-service filters and sorts on: grade and unit (equality) and bucket (range and
-     * ORDER BY); point reads and the partition key need no index. Every indexed property costs request units on
-     * every write, and the sink writes each bucket many times, so the other seven (sum, count, min, max, ver,
-     * ttl, updatedAt and any added later) are excluded. A query that filters on an excluded path still works
-     * inside one partition, at the cost of a scan of that partition.
+     * Indexes only what read-service filters and sorts on: unit (equality), bucket (range and ORDER BY) and page
+     * (a range query keeps to main documents, which have none); point reads and the partition key need no index.
+     * Every indexed property costs request units on every write, and the sink writes each entity bucket many times,
+     * so everything else (every grade's values, ver, ttl, updatedAt and any added later) is excluded: an entity
+     * bucket costs three index terms however many grades it holds. A query that filters on an excluded path still
+     * works inside one partition, at the cost of a scan of that partition.
      */
     public static IndexingPolicy readPathsOnly() {
         IndexingPolicy policy = new IndexingPolicy();
         policy.setIndexingMode(IndexingMode.CONSISTENT);
         policy.setAutomatic(true);
-        policy.setIncludedPaths(List.of(new IncludedPath("/grade/?"), new IncludedPath("/unit/?"), new IncludedPath("/bucket/?")));
+        policy.setIncludedPaths(List.of(new IncludedPath("/unit/?"), new IncludedPath("/bucket/?"), new IncludedPath("/page/?")));
         policy.setExcludedPaths(List.of(new ExcludedPath("/*")));
         return policy;
     }

@@ -8,18 +8,22 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.tally.model.Aggregate;
 import io.tally.model.BucketDocument;
+import io.tally.model.EntityBucket;
 import io.tally.model.TimeUnit;
 import io.tally.rules.GradeRules;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
-import java.util.EnumMap;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 import reactor.netty.http.server.HttpServerResponse;
@@ -30,6 +34,9 @@ import reactor.netty.http.server.HttpServerRoutes;
  * returns the Cosmos Mono; results are mapped and serialized on the thread that delivers them and written
  * back through Netty, which hops to the channel's event loop itself. Nothing here blocks or sleeps.
  * Every /v1 request is bounded by {@code read.request-timeout.ms} (default 1 s; 504 beyond it).
+ *
+ * <p>A grade's bucket is answered while the grade's own rule retains it ({@link GradeRetention}), whatever the ttl of
+ * the entity bucket that holds it (the longest retention of its grades).
  *
  * <p>{pk} and {id} are URL-encoded path segments ({@code demo-shop%7Ccust-1}). Errors are RFC 9457
  * problem documents ({@code application/problem+json}); see {@link Problem} for the status of each failure.
@@ -42,7 +49,8 @@ import reactor.netty.http.server.HttpServerRoutes;
  *   <li>{@code GET /v1/rollups/{pk}?grade&unit&(last=N | from[&to])[&qualifier]} — sum, count, min and max over the
  *       last N units (the current one included) or a time range: 200 (zeros when nothing was recorded), 400.</li>
  *   <li>{@code GET /v1/features/{pk}[?at]} — the current bucket of every grade and unit of the entity (qualifier grades
- *       included), one in-partition query: 200, 400.</li>
+ *       included, except those of a rule that spilled in that bucket, named under {@code spilled}), one point read per
+ *       unit: 200, 400.</li>
  *   <li>{@code GET /health/live} (200 while the process runs), {@code GET /health/ready} (200 when Cosmos answers a
  *       probe read within read.ready.timeout.ms, else 503), {@code GET /metrics} (Prometheus),
  *       {@code GET /openapi.json}, {@code GET /openapi.yaml}; once shutdown has begun /health/ready is 503.</li>
@@ -64,6 +72,8 @@ final class BucketRoutes {
     private final ReadSettings.Api limits;
     private final Duration readyTimeout;
     private final OpenApi openApi;
+    private final Clock clock;
+    private final GradeRetention retention;
     private final KnownPaths paths = new KnownPaths();
     /** Set when shutdown begins: readiness answers 503 from then on, whatever Cosmos says. */
     private volatile boolean stopping;
@@ -71,7 +81,7 @@ final class BucketRoutes {
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
 
     BucketRoutes(BucketStore store, Requests requests, GradeRules grades, ApiKeyAuth auth, ReadMetrics metrics,
-                 ReadSettings.Api limits, Duration readyTimeout, OpenApi openApi) {
+                 ReadSettings.Api limits, Duration readyTimeout, OpenApi openApi, Clock clock) {
         this.store = store;
         this.requests = requests;
         this.grades = grades;
@@ -80,6 +90,8 @@ final class BucketRoutes {
         this.limits = limits;
         this.readyTimeout = readyTimeout;
         this.openApi = openApi;
+        this.clock = clock;
+        this.retention = new GradeRetention(grades);
         metrics.inFlight(inFlight::get);
     }
 
@@ -113,7 +125,7 @@ final class BucketRoutes {
     private Mono<Answer> pointRead(HttpServerRequest req) {
         Requests.Point p = requests.point(req.param("pk"), req.param("id"));
         return timed("read", store.read(p.pk(), p.id()))
-                .map(doc -> doc.map(d -> Answer.json(200, d))
+                .map(doc -> doc.filter(d -> !retention.expired(d, clock.instant())).map(d -> Answer.json(200, retention.withTtl(d)))
                         .orElseGet(() -> Answer.problem(Problem.notFound("No bucket with this id in this partition."))));
     }
 
@@ -124,7 +136,8 @@ final class BucketRoutes {
                 .map(page -> {
                     ObjectNode body = rangeHeader(r);
                     ArrayNode items = body.putArray("buckets");
-                    page.items().forEach(d -> items.add(JSON.valueToTree(d)));
+                    Instant now = clock.instant();
+                    page.items().stream().filter(d -> !retention.expired(d, now)).forEach(d -> items.add(JSON.valueToTree(retention.withTtl(d))));
                     page.continuation().ifPresent(c -> body.put("continuation", Requests.token(r, c)));
                     return Answer.json(200, body);
                 });
@@ -132,26 +145,48 @@ final class BucketRoutes {
 
     private Mono<Answer> rollup(HttpServerRequest req) {
         Requests.Range r = requests.rollup(req.param("pk"), new QueryStringDecoder(req.uri()));
-        return timed("rollup", store.range(r)).map(docs -> Answer.json(200, rollupBody(r, docs)));
+        return timed("rollup", store.range(r)).map(docs -> {
+            Instant now = clock.instant();
+            return Answer.json(200, rollupBody(r, docs.stream().filter(d -> !retention.expired(d, now)).toList()));
+        });
     }
 
+    /**
+     * One point read per unit (every grade of the entity in that unit's current bucket is one document), in parallel.
+     * Values of a qualified rule that spilled in a bucket live in its spill pages: they are not read here (that would be
+     * up to one more read per page); the answer names such rules under {@code spilled}, and the point read or range of
+     * one qualifier value finds them.
+     */
     private Mono<Answer> features(HttpServerRequest req) {
         Requests.Features f = requests.features(req.param("pk"), new QueryStringDecoder(req.uri()));
-        Map<TimeUnit, String> starts = new EnumMap<>(TimeUnit.class);
-        grades.units().forEach(u -> starts.put(u, u.bucketStart(u.bucketIndex(f.at())).toString()));
         int max = limits.maxFeatureBuckets();
-        return timed("features", store.current(f.pk(), starts, max)).map(docs -> {
-            ObjectNode body = JSON.createObjectNode().put("pk", f.pk()).put("at", f.at().toString());
-            Map<String, Map<String, BucketDocument>> byGrade = new TreeMap<>();
-            docs.stream().limit(max).forEach(d -> byGrade.computeIfAbsent(d.grade(), g -> new LinkedHashMap<>()).put(d.unit(), d));
-            ObjectNode out = body.putObject("grades");
-            byGrade.forEach((grade, units) -> {
-                ObjectNode g = out.putObject(grade);
-                units.forEach((unit, d) -> g.set(unit, JSON.valueToTree(d)));
-            });
-            body.put("truncated", docs.size() > max);
-            return Answer.json(200, body);
-        });
+        return timed("features", Flux.fromIterable(grades.units())
+                .flatMap(u -> store.entityBucket(f.pk(), u, u.bucketIndex(f.at())))
+                .collectList())
+                .map(docs -> {
+                    ObjectNode body = JSON.createObjectNode().put("pk", f.pk()).put("at", f.at().toString());
+                    Map<String, Map<String, BucketDocument>> byGrade = new TreeMap<>();
+                    Map<String, java.util.Set<String>> spilled = new TreeMap<>();
+                    int found = 0;
+                    for (Optional<EntityBucket> doc : docs) {
+                        if (doc.isEmpty()) continue;
+                        EntityBucket d = doc.get();
+                        d.spilled().keySet().forEach(rule -> spilled.computeIfAbsent(rule, r -> new java.util.TreeSet<>()).add(d.unit()));
+                        for (BucketDocument view : d.views()) {
+                            if (retention.expired(view, f.at())) continue;
+                            if (++found > max) continue;
+                            byGrade.computeIfAbsent(view.grade(), g -> new LinkedHashMap<>()).put(view.unit(), retention.withTtl(view));
+                        }
+                    }
+                    ObjectNode out = body.putObject("grades");
+                    byGrade.forEach((grade, units) -> {
+                        ObjectNode g = out.putObject(grade);
+                        units.forEach((unit, d) -> g.set(unit, JSON.valueToTree(d)));
+                    });
+                    if (!spilled.isEmpty()) body.set("spilled", JSON.valueToTree(spilled));
+                    body.put("truncated", found > max);
+                    return Answer.json(200, body);
+                });
     }
 
     private Mono<Answer> ready() {

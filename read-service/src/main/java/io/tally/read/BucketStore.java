@@ -8,12 +8,20 @@ import com.azure.cosmos.models.FeedResponse;
 import com.azure.cosmos.models.PartitionKey;
 import com.azure.cosmos.models.SqlParameter;
 import com.azure.cosmos.models.SqlQuerySpec;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import io.tally.model.Aggregate;
 import io.tally.model.BucketDocument;
+import io.tally.model.BucketId;
+import io.tally.model.EntityBucket;
+import io.tally.model.EntityBucketId;
+import io.tally.model.EntityBucketLayout;
+import io.tally.model.GradeId;
 import io.tally.model.TimeUnit;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -21,17 +29,31 @@ import reactor.core.publisher.Mono;
  * no request value is ever spliced into query text. Each method returns a cold Mono; nothing blocks.
  * The SDK emits on its own threads; callers only map and serialize.
  *
+ * <p>The container holds entity buckets ({@link EntityBucket}: every grade of an entity, unit and bucket in one
+ * document); what this class returns is the per-grade view the API has always shown ({@link BucketDocument}). A
+ * grade's bucket is one point read of its entity bucket, or of the spill page holding it when its rule spilled in
+ * that bucket (a second read, for hot entities only). A range query projects only the asked grade, so a range over
+ * a document of many grades returns a few bytes per bucket.
+ *
  * <p>Latency bounds come from the client (end-to-end latency policy, throttling retry options, see
  * {@link ReadCosmos}); failures surface as {@link CosmosException} and are mapped by {@link Problem}.
  */
 final class BucketStore {
-    /** One grade's buckets of one unit in [from, to), oldest first. {@code bucket} is the ISO start, as written. */
-    static final String RANGE_SQL = "SELECT * FROM c WHERE c.grade = @grade AND c.unit = @unit "
-            + "AND c.bucket >= @from AND c.bucket < @to ORDER BY c.bucket ASC";
+    /**
+     * One grade's buckets of one unit in [from, to), oldest first: main documents only (spill pages have a
+     * {@code page}), only those holding the grade, or having spilled its rule. {@code bucket} is the ISO start.
+     */
+    static final String RANGE_SQL = "SELECT c.bucket, c.ttl, c.updatedAt, c.grades[@rule] AS a FROM c "
+            + "WHERE c.unit = @unit AND c.bucket >= @from AND c.bucket < @to AND NOT IS_DEFINED(c.page) "
+            + "AND IS_DEFINED(c.grades[@rule]) ORDER BY c.bucket ASC";
+    static final String QUALIFIED_RANGE_SQL = "SELECT c.bucket, c.ttl, c.updatedAt, c.qualified[@rule][@qualifier] AS a, "
+            + "c.spilled[@rule] AS spilled FROM c "
+            + "WHERE c.unit = @unit AND c.bucket >= @from AND c.bucket < @to AND NOT IS_DEFINED(c.page) "
+            + "AND (IS_DEFINED(c.qualified[@rule][@qualifier]) OR IS_DEFINED(c.spilled[@rule])) ORDER BY c.bucket ASC";
 
     /** Id of the document the readiness probe and the warm-up read; it need not exist (404 = reachable). */
     static final String PROBE_PK = "__tally__|probe";
-    static final String PROBE_ID = "probe|minute|0";
+    static final String PROBE_ID = EntityBucketId.main(TimeUnit.MINUTE, 0);
 
     private final CosmosAsyncContainer container;
 
@@ -39,65 +61,103 @@ final class BucketStore {
         this.container = container;
     }
 
-    /** A point read; empty when the bucket does not exist. */
+    /**
+     * The bucket {@code id} ({@code grade|unit|bucketIndex}) of entity {@code pk}: a point read of its entity bucket,
+     * and of the spill page when the grade's rule spilled there. Empty when the bucket does not exist.
+     */
     Mono<Optional<BucketDocument>> read(String pk, String id) {
-        return container.readItem(id, new PartitionKey(pk), new CosmosItemRequestOptions(), BucketDocument.class)
-                .map(r -> Optional.ofNullable(r.getItem()))
-                .onErrorResume(CosmosException.class, e -> e.getStatusCode() == 404 && e.getSubStatusCode() == 0
-                        ? Mono.just(Optional.empty()) : Mono.error(e));
+        BucketId bucket = BucketId.parse(id);
+        GradeId grade = GradeId.parse(bucket.grade());
+        String qualifier = grade.qualifier().orElse(null);
+        return document(pk, EntityBucketId.main(bucket.unit(), bucket.bucketIndex())).flatMap(main -> {
+            if (main.isEmpty()) return Mono.just(Optional.<BucketDocument>empty());
+            int pages = qualifier == null ? 0 : main.get().spilledPages(grade.rule());
+            if (pages == 0) return Mono.just(main.get().grade(grade.rule(), qualifier));
+            return spilled(pk, bucket.unit(), bucket.bucketIndex(), grade.rule(), qualifier, pages);
+        });
+    }
+
+    /** The entity bucket of {@code unit}'s bucket {@code index}: one point read; empty when there is none. */
+    Mono<Optional<EntityBucket>> entityBucket(String pk, TimeUnit unit, long index) {
+        return document(pk, EntityBucketId.main(unit, index));
     }
 
     /** One page of a range query, resumed from {@code continuation} when given. */
     Mono<Page> rangePage(Requests.Range r, int limit, Optional<String> continuation) {
-        return container.queryItems(rangeQuery(r), inPartition(r.pk()), BucketDocument.class)
+        return container.queryItems(rangeQuery(r), inPartition(r.pk()), RangeRow.class)
                 .byPage(continuation.orElse(null), limit)
                 .next()
-                .map(p -> new Page(p.getResults(), Optional.ofNullable(p.getContinuationToken())))
+                .flatMap(p -> views(r, p.getResults()).map(items -> new Page(items, Optional.ofNullable(p.getContinuationToken()))))
                 .defaultIfEmpty(new Page(List.of(), Optional.empty()));
     }
 
     /** Every bucket of a range (bounded by read.max-range-buckets, so one page of that size is the norm). */
     Mono<List<BucketDocument>> range(Requests.Range r) {
         int pageSize = (int) Math.max(1, Math.min(r.buckets(), 1000));
-        return container.queryItems(rangeQuery(r), inPartition(r.pk()), BucketDocument.class)
+        return container.queryItems(rangeQuery(r), inPartition(r.pk()), RangeRow.class)
                 .byPage(pageSize)
                 .concatMapIterable(FeedResponse::getResults)
-                .collectList();
-    }
-
-    /**
-     * The buckets whose start is {@code starts.get(unit)} for their unit: every grade's current bucket
-     * in one in-partition query. The query text depends only on how many units there are.
-     */
-    Mono<List<BucketDocument>> current(String pk, Map<TimeUnit, String> starts, int maxItems) {
-        StringBuilder sql = new StringBuilder("SELECT * FROM c WHERE ");
-        List<SqlParameter> params = new ArrayList<>();
-        int i = 0;
-        for (Map.Entry<TimeUnit, String> e : starts.entrySet()) {
-            if (i > 0) sql.append(" OR ");
-            sql.append("(c.unit = @u").append(i).append(" AND c.bucket = @b").append(i).append(')');
-            params.add(new SqlParameter("@u" + i, e.getKey().code()));
-            params.add(new SqlParameter("@b" + i, e.getValue()));
-            i++;
-        }
-        return container.queryItems(new SqlQuerySpec(sql.toString(), params), inPartition(pk), BucketDocument.class)
-                .byPage(Math.min(maxItems + 1, 1000))
-                .concatMapIterable(FeedResponse::getResults)
-                .take(maxItems + 1L) // one more than allowed tells the caller it was truncated
-                .collectList();
+                .collectList()
+                .flatMap(rows -> views(r, rows));
     }
 
     /** Completes when Cosmos answers a point read at all (a 404 counts): the readiness check. */
     Mono<Void> probe() {
-        return read(PROBE_PK, PROBE_ID).then();
+        return document(PROBE_PK, PROBE_ID).then();
+    }
+
+    /**
+     * The rows as per-grade buckets, in order; a row of a bucket where the rule spilled is looked up in its spill
+     * page (dropped when the page does not hold the qualifier value).
+     */
+    private Mono<List<BucketDocument>> views(Requests.Range r, List<RangeRow> rows) {
+        GradeId grade = GradeId.parse(r.gradeId());
+        String qualifier = grade.qualifier().orElse(null);
+        return Flux.fromIterable(rows)
+                .concatMap(row -> {
+                    long index = r.unit().bucketIndex(Instant.parse(row.bucket()));
+                    if (row.a() != null) {
+                        return Mono.just(Optional.of(view(r.pk(), r.gradeId(), r.unit(), index, row.bucket(), row.a(), row.ttl(), row.updatedAt())));
+                    }
+                    if (row.spilled() != null && qualifier != null) {
+                        return spilled(r.pk(), r.unit(), index, grade.rule(), qualifier, row.spilled());
+                    }
+                    return Mono.just(Optional.<BucketDocument>empty());
+                })
+                .filter(Optional::isPresent)
+                .map(Optional::get)
+                .collect(ArrayList<BucketDocument>::new, List::add)
+                .map(list -> (List<BucketDocument>) list);
+    }
+
+    private Mono<Optional<BucketDocument>> spilled(String pk, TimeUnit unit, long index, String rule, String qualifier, int pages) {
+        String pageId = EntityBucketId.page(unit, index, rule, EntityBucketLayout.pageOf(qualifier, pages));
+        return document(pk, pageId).map(page -> page.flatMap(p -> p.grade(rule, qualifier)));
+    }
+
+    private Mono<Optional<EntityBucket>> document(String pk, String id) {
+        return container.readItem(id, new PartitionKey(pk), new CosmosItemRequestOptions(), EntityBucket.class)
+                .map(r -> Optional.ofNullable(r.getItem()))
+                .onErrorResume(CosmosException.class, e -> e.getStatusCode() == 404 && e.getSubStatusCode() == 0
+                        ? Mono.just(Optional.empty()) : Mono.error(e));
+    }
+
+    private static BucketDocument view(String pk, String gradeId, TimeUnit unit, long index, String bucket, Aggregate a,
+                                       Integer ttl, String updatedAt) {
+        return new BucketDocument(pk, BucketId.format(gradeId, unit, index), gradeId, unit.code(), bucket,
+                a.sum(), a.count(), a.min(), a.max(), a.count(), ttl, updatedAt);
     }
 
     private static SqlQuerySpec rangeQuery(Requests.Range r) {
-        return new SqlQuerySpec(RANGE_SQL, List.of(
-                new SqlParameter("@grade", r.gradeId()),
+        GradeId grade = GradeId.parse(r.gradeId());
+        List<SqlParameter> params = new ArrayList<>(List.of(
+                new SqlParameter("@rule", grade.rule()),
                 new SqlParameter("@unit", r.unit().code()),
                 new SqlParameter("@from", r.fromIso()),
                 new SqlParameter("@to", r.toIso())));
+        if (grade.qualifier().isEmpty()) return new SqlQuerySpec(RANGE_SQL, params);
+        params.add(new SqlParameter("@qualifier", grade.qualifier().get()));
+        return new SqlQuerySpec(QUALIFIED_RANGE_SQL, params);
     }
 
     private static CosmosQueryRequestOptions inPartition(String pk) {
@@ -107,4 +167,7 @@ final class BucketStore {
     /** One page of results and the Cosmos continuation of the next, if any. */
     record Page(List<BucketDocument> items, Optional<String> continuation) {}
 
+    /** A row of a range query: the asked grade's values in one bucket ({@code a}), or its rule's spill page count. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record RangeRow(String bucket, Integer ttl, String updatedAt, Aggregate a, Integer spilled) {}
 }

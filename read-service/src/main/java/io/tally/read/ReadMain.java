@@ -70,8 +70,9 @@ public final class ReadMain implements AutoCloseable {
         BucketStore store = new BucketStore(container);
         ReadCosmos.warmUp(store, settings.reads());
         ApiKeyAuth auth = new ApiKeyAuth(settings.auth());
-        routes = new BucketRoutes(store, new Requests(settings.api(), grades, Clock.systemUTC()), grades, auth,
-                new ReadMetrics(), settings.api(), settings.reads().readyTimeout(), OpenApi.load());
+        Clock clock = Clock.systemUTC();
+        routes = new BucketRoutes(store, new Requests(settings.api(), grades, clock), grades, auth,
+                new ReadMetrics(), settings.api(), settings.reads().readyTimeout(), OpenApi.load(), clock);
         server = HttpServer.create().host(settings.host()).port(settings.port())
                 // Room for a continuation token (up to 4 KB) plus the other parameters in the request line.
                 .httpRequestDecoder(spec -> spec.maxInitialLineLength(16 * 1024))

@@ -1,27 +1,32 @@
 package io.tally.ingest.replay;
 
-import io.tally.ingest.topology.BucketMath;
 import io.tally.ingest.topology.BucketStarts;
 import io.tally.schemas.DeadLetters;
 import io.tally.ingest.topology.DedupeRule;
+import io.tally.ingest.topology.EntityBucketMath;
 import io.tally.ingest.topology.EntityDeltas;
 import io.tally.ingest.topology.EventIntake;
 import io.tally.ingest.topology.FanOut;
-import io.tally.model.BucketDocument;
+import io.tally.model.BucketKey;
+import io.tally.model.EntityBucket;
+import io.tally.model.EntityBucketId;
 import io.tally.schemas.avro.TransactionEvent;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Stages 1-5 of the live topology, in one process, over the records of a range: the same
- * {@link EventIntake}, {@link DedupeRule}, {@link FanOut} and {@link BucketMath}, judged against the same Kafka
- * record timestamps, so each bucket gets the value and the {@code ver} (number of deltas) the live run
- * gave it. Only buckets wholly inside the range are kept.
+ * {@link EventIntake}, {@link DedupeRule}, {@link FanOut} and {@link EntityBucketMath}, judged against the same Kafka
+ * record timestamps, so each entity bucket document gets the values and the {@code ver} (number of deltas) the live
+ * run gave it. Only buckets wholly inside the range are kept. Every rule is applied, whatever the selection: a
+ * document holds every grade of its entity bucket and is written whole, so it must be rebuilt whole.
  *
  * <p>Dedupe follows stage 2 ({@link DedupeRule}): per input partition, a transaction id seen within the dedupe horizon (by
  * record timestamp) counts once. Only ids of events inside the range are remembered: a duplicate
@@ -41,7 +46,8 @@ final class ReplayAggregator {
     private final DedupeRule dedupe;
     private final BucketStarts starts = new BucketStarts();
     private final Map<Integer, Map<String, Long>> seenByPartition = new HashMap<>();
-    private final Map<String, BucketDocument> buckets = new HashMap<>();
+    private final Map<String, EntityBucket> buckets = new LinkedHashMap<>();
+    private final EntityBucketMath.Documents documents = (key, create) -> buckets.computeIfAbsent(key, k -> create.get());
     private final Set<String> straddling = new HashSet<>();
     private final Map<DeadLetters.Reason, Long> rejected = new EnumMap<>(DeadLetters.Reason.class);
     private long read;
@@ -80,13 +86,11 @@ final class ReplayAggregator {
         }
         for (EntityDeltas bundle : fanOut.deltas(event, record.timestamp())) {
             for (EntityDeltas.Delta d : bundle.deltas()) {
-                if (!rules.selects(d.grade())) continue;
-                String key = bundle.bucketKey(d);
                 if (!range.containsBucket(d.unit(), d.bucketIndex())) {
-                    straddling.add(key);
+                    straddling.add(BucketKey.updateKey(bundle.pk(), EntityBucketId.main(d.unit(), d.bucketIndex())));
                     continue;
                 }
-                buckets.put(key, BucketMath.apply(buckets.get(key), bundle.pk(), d, starts));
+                EntityBucketMath.apply(documents, bundle.pk(), d, starts);
             }
         }
     }
@@ -104,8 +108,21 @@ final class ReplayAggregator {
         rejected.merge(reason, 1L, Long::sum);
     }
 
-    /** Bucket key ({@code pk|id}) to its recomputed value, {@code updatedAt} unset. */
-    Map<String, BucketDocument> buckets() { return buckets; }
+    /**
+     * The recomputed documents of the entity buckets that hold a grade of a selected rule (main documents and their
+     * spill pages), {@code updatedAt} unset.
+     */
+    List<EntityBucket> buckets() {
+        Map<String, Boolean> mainSelected = new HashMap<>();
+        for (EntityBucket d : buckets.values()) {
+            if (!d.isPage()) mainSelected.put(d.pk() + '|' + d.id(), rules.selectsAny(d));
+        }
+        return buckets.values().stream().filter(d -> {
+            if (!d.isPage()) return mainSelected.get(d.pk() + '|' + d.id());
+            EntityBucketId id = EntityBucketId.parse(d.id());
+            return mainSelected.getOrDefault(BucketKey.updateKey(d.pk(), EntityBucketId.main(id.unit(), id.bucketIndex())), false);
+        }).toList();
+    }
 
     long read() { return read; }
 

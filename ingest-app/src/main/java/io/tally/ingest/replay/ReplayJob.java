@@ -169,7 +169,7 @@ public final class ReplayJob {
         try {
             var container = CosmosClients.container(cosmos, ingest.cosmos());
             return new ReplayWriter(ingest.sink(), new CosmosBulkExecutor(container, ingest.sink()), settings.writeTimeout())
-                    .write(aggregator.buckets().values(), progress);
+                    .write(aggregator.buckets(), progress);
         } finally {
             cosmos.close();
         }

@@ -8,7 +8,7 @@ import io.tally.ingest.sink.DeadLetter;
 import io.tally.ingest.sink.DeadLetterPublisher;
 import io.tally.ingest.sink.SinkMetrics;
 import io.tally.ingest.sink.SinkSettings;
-import io.tally.model.BucketDocument;
+import io.tally.model.EntityBucket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,7 +45,7 @@ final class ReplayWriter {
         this.timeout = timeout;
     }
 
-    WriteTotals write(Collection<BucketDocument> documents, ReplayProgress progress) throws InterruptedException {
+    WriteTotals write(Collection<EntityBucket> documents, ReplayProgress progress) throws InterruptedException {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Refusals refusals = new Refusals();
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -54,8 +54,9 @@ final class ReplayWriter {
         progress.start("writing", documents.size());
         try (BulkWriter writer = new BulkWriter(settings, executor, refusals, new SinkMetrics(registry))) {
             List<BucketWrite> batch = new ArrayList<>(slice);
-            for (BucketDocument d : documents) {
-                batch.add(BucketWrite.of(ORIGIN, d.withUpdatedAt(updatedAt)));
+            for (EntityBucket d : documents) {
+                d.stamp(updatedAt);
+                batch.add(BucketWrite.of(ORIGIN, d));
                 if (batch.size() == slice) {
                     if (!awaitInFlight(writer, settings.maxInFlightDocuments() - slice, deadline, registry, progress)) break;
                     writer.submit(batch);

@@ -1,5 +1,6 @@
 package io.tally.ingest.replay;
 
+import io.tally.model.EntityBucket;
 import io.tally.rules.GradeRule;
 import io.tally.rules.GradeRules;
 import java.util.List;
@@ -7,8 +8,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The rules a replay rebuilds. Every rule still fans out (the live run's code path, unchanged); buckets
- * of rules not selected are dropped afterwards, recognised by their grade ({@code name} or {@code name:qualifier}).
+ * The rules a replay rebuilds. Every rule still fans out and aggregates (the live run's code path, unchanged), since
+ * an entity bucket document holds every grade of its entity and is written whole; the documents that hold no grade of
+ * a selected rule are not written.
  */
 record RuleSelection(Set<String> names) {
 
@@ -24,8 +26,11 @@ record RuleSelection(Set<String> names) {
         return new RuleSelection(Set.copyOf(requested));
     }
 
-    boolean selects(String grade) {
-        int colon = grade.indexOf(':');
-        return names.contains(colon < 0 ? grade : grade.substring(0, colon));
+    /** Whether the document holds a grade of a selected rule, inline or spilled. */
+    boolean selectsAny(EntityBucket d) {
+        for (String rule : names) {
+            if (d.grades().containsKey(rule) || d.qualified().containsKey(rule) || d.spilled().containsKey(rule)) return true;
+        }
+        return false;
     }
 }

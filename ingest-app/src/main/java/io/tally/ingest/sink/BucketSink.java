@@ -1,7 +1,7 @@
 package io.tally.ingest.sink;
 
 import com.azure.cosmos.CosmosAsyncContainer;
-import io.tally.model.BucketDocumentJson;
+import io.tally.model.EntityBucketJson;
 import io.tally.schemas.Topics;
 import java.time.Duration;
 import java.util.Collection;
@@ -48,7 +48,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
     private final BulkWriter writer;
     private final DeadLetterPublisher deadLetters;
     private final SinkMetrics metrics;
-    private final Coalescer coalescer = new Coalescer(BucketDocumentJson::read);
+    private final Coalescer coalescer = new Coalescer(EntityBucketJson::read);
     private final OffsetTracker tracker = new OffsetTracker();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private long lastCommitNanos = System.nanoTime();

@@ -1,11 +1,11 @@
 package io.tally.ingest.sink;
 
-import io.tally.model.BucketDocument;
+import io.tally.model.EntityBucket;
 import io.tally.model.BucketKey;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The context object of one bulk operation: the newest version of one bucket in a window, where it
+ * The context object of one bulk operation: the newest version of one entity bucket document in a window, where it
  * came from, and how its write is going. It rides on the Cosmos operation ({@code getContext()}) so
  * every response maps back to its bucket and Kafka coordinates.
  *
@@ -15,7 +15,7 @@ import org.apache.kafka.common.TopicPartition;
 public final class BucketWrite {
     final TopicPartition partition;
     final String key;            // pk|id, the Kafka key
-    BucketDocument doc;          // null for a record that could not be decoded
+    EntityBucket doc;          // null for a record that could not be decoded
     byte[] raw;                  // the newest record's value, for the DLQ
     long offset;                 // the newest record's offset
     int coalesced = 1;           // updates this write stands for
@@ -30,7 +30,7 @@ public final class BucketWrite {
     boolean stalled;
     long generation;             // of the partition when submitted; a newer one means abandoned
 
-    BucketWrite(TopicPartition partition, String key, BucketDocument doc, byte[] raw, long offset, OffsetTracker.Segment segment) {
+    BucketWrite(TopicPartition partition, String key, EntityBucket doc, byte[] raw, long offset, OffsetTracker.Segment segment) {
         this.partition = partition;
         this.key = key;
         this.doc = doc;
@@ -43,7 +43,7 @@ public final class BucketWrite {
      * A write of a document computed outside the poll loop (the replay job): no Kafka record behind it and
      * nothing to commit; {@code origin} only names where it came from in logs and groups in-flight counts.
      */
-    public static BucketWrite of(TopicPartition origin, BucketDocument doc) {
+    public static BucketWrite of(TopicPartition origin, EntityBucket doc) {
         return new BucketWrite(origin, BucketKey.updateKey(doc.pk(), doc.id()), doc, null, -1, new OffsetTracker.Segment(origin, -1));
     }
 
@@ -57,7 +57,7 @@ public final class BucketWrite {
 
     public WriteKind kind() { return kind; }
 
-    public BucketDocument document() { return doc; }
+    public EntityBucket document() { return doc; }
 
     /** Coordinates for logs: never the document's values. */
     @Override

@@ -1,7 +1,7 @@
 package io.tally.ingest.sink;
 
-import io.tally.ingest.topology.BucketDocumentSerde;
-import io.tally.model.BucketDocument;
+import io.tally.ingest.topology.EntityBucketSerde;
+import io.tally.model.EntityBucket;
 import io.tally.model.BucketKey;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,7 +26,7 @@ public final class Coalescer {
     public record Window(List<BucketWrite> writes, List<OffsetTracker.Segment> segments, int records) {}
 
     /** Decodes a record's value; a failure message means the record is poison. */
-    public interface Decoder extends Function<byte[], BucketDocument> {}
+    public interface Decoder extends Function<byte[], EntityBucket> {}
 
     private final Decoder decoder;
     private final Map<TopicPartition, Map<String, BucketWrite>> byPartition = new LinkedHashMap<>();
@@ -45,7 +45,7 @@ public final class Coalescer {
         TopicPartition tp = new TopicPartition(r.topic(), r.partition());
         lastOffset.put(tp, r.offset());
         if (r.value() == null) return; // a tombstone carries no bucket: nothing to write, the offset still counts
-        BucketDocument doc;
+        EntityBucket doc;
         try {
             doc = decoder.apply(r.value());
         } catch (RuntimeException e) {
@@ -60,7 +60,7 @@ public final class Coalescer {
         if (existing == null) {
             BucketWrite w = new BucketWrite(tp, key, doc, r.value(), r.offset(), null);
             // A window's first update of a bucket decides: only the update that started the bucket carries the hint.
-            if (r.headers().lastHeader(BucketDocumentSerde.CREATED_HEADER) != null) w.kind = WriteKind.CREATE;
+            if (r.headers().lastHeader(EntityBucketSerde.CREATED_HEADER) != null) w.kind = WriteKind.CREATE;
             m.put(key, w);
         } else {
             existing.coalesced++;

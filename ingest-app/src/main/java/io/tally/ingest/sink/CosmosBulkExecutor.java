@@ -12,7 +12,9 @@ import com.azure.cosmos.models.CosmosBulkPatchItemRequestOptions;
 import com.azure.cosmos.models.CosmosItemOperation;
 import com.azure.cosmos.models.CosmosPatchOperations;
 import com.azure.cosmos.models.PartitionKey;
-import io.tally.model.BucketDocument;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tally.model.EntityBucket;
+import io.tally.model.EntityBucketJson;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,17 +66,20 @@ public final class CosmosBulkExecutor implements BulkExecutor {
     }
 
     static CosmosItemOperation operation(BucketWrite w) {
-        BucketDocument d = w.doc;
+        EntityBucket d = w.doc;
         PartitionKey pk = new PartitionKey(d.pk());
-        if (w.kind == WriteKind.CREATE) return CosmosBulkOperations.getCreateItemOperation(d, pk, w);
-        // grade, unit and bucket follow from the id and never change; pk and id cannot be patched. An aggregation
-        // the rule does not keep is left out, as in a created document, rather than set to null (docs/DESIGN.md).
-        CosmosPatchOperations patch = CosmosPatchOperations.create();
-        if (d.sum() != null) patch.set("/sum", d.sum());
-        patch.set("/count", d.count());
-        if (d.min() != null) patch.set("/min", d.min());
-        if (d.max() != null) patch.set("/max", d.max());
-        patch.set("/ver", d.ver()).set("/updatedAt", d.updatedAt());
+        // Our own tree: decimals stay decimals (the SDK writes a DecimalNode as it is).
+        ObjectNode json = EntityBucketJson.tree(d);
+        if (w.kind == WriteKind.CREATE) return CosmosBulkOperations.getCreateItemOperation(json, pk, w);
+        // One conditional operation replaces every value of the document: each grade map is set whole (one patch
+        // operation each, whatever the number of grades; the service allows 10). unit, bucket, rule and page follow
+        // from the id and never change; pk and id cannot be patched.
+        CosmosPatchOperations patch = CosmosPatchOperations.create()
+                .set("/grades", json.get("grades"))
+                .set("/qualified", json.get("qualified"))
+                .set("/spilled", json.get("spilled"))
+                .set("/ver", d.ver());
+        if (d.updatedAt() != null) patch.set("/updatedAt", d.updatedAt());
         if (d.ttl() != null) patch.set("/ttl", d.ttl());
         CosmosBulkPatchItemRequestOptions options = new CosmosBulkPatchItemRequestOptions()
                 .setFilterPredicate("FROM c WHERE c.ver < " + d.ver()); // a long literal: nothing to inject

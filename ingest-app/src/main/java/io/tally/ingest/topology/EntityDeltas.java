@@ -1,15 +1,15 @@
 package io.tally.ingest.topology;
 
-import io.tally.model.BucketDocument;
-import io.tally.model.BucketId;
-import io.tally.model.BucketKey;
+import io.tally.model.Aggregate;
+import io.tally.model.EntityBucket;
+import io.tally.model.GradeId;
 import io.tally.model.TimeUnit;
 import java.math.BigDecimal;
 import java.util.List;
 
 /**
  * What one or more events add to one Cosmos logical partition: a delta per (grade, unit, bucket) of that
- * entity. Stage 3 emits one per pk per commit interval, each delta combining every event of the interval
+ * entity, which stage 5 applies to the entity's bucket documents ({@link EntityBucket}). Stage 3 emits one per pk per commit interval, each delta combining every event of the interval
  * that counts for its bucket ({@link PendingDeltas}), and stage 4 repartitions them by pk, so an entity
  * crosses the broker once per interval rather than once per event or per bucket.
  */
@@ -23,43 +23,40 @@ public record EntityDeltas(String pk, List<Delta> deltas) {
     }
 
     /**
-     * One bucket's share of the events combined: how many counted, and the sum, minimum and maximum of
+     * One grade bucket's share of the events combined: how many counted, and the sum, minimum and maximum of
      * their values (the amount, or 1 for a rule whose value is {@code one}), each present only when the
-     * rule aggregates it. {@code count} is also how far the bucket's {@code ver} moves, so a bucket's
+     * rule aggregates it. {@code count} is also how far the entity bucket's {@code ver} moves, so a document's
      * {@code ver} stays the number of events it holds however they were combined on the way.
      *
+     * @param qualifier    the qualifier value of a qualified rule, else null
      * @param aggregations {@link #SUM}, {@link #MIN}, {@link #MAX} bits, plus {@link #VALUE_ONE} when the rule counts 1
-     * @param ttlSeconds   the rule's retention, the document's ttl
+     * @param ttlSeconds   the rule's retention
      */
-    public record Delta(String grade, TimeUnit unit, long bucketIndex, int aggregations, int ttlSeconds,
+    public record Delta(String rule, String qualifier, TimeUnit unit, long bucketIndex, int aggregations, int ttlSeconds,
                         long count, BigDecimal sum, BigDecimal min, BigDecimal max) {
 
         /** One event's delta: count 1, and its value as sum, min and max where the rule aggregates them. */
-        public static Delta of(String grade, TimeUnit unit, long bucketIndex, int aggregations, int ttlSeconds, BigDecimal amount) {
+        public static Delta of(String rule, String qualifier, TimeUnit unit, long bucketIndex, int aggregations, int ttlSeconds,
+                               BigDecimal amount) {
             BigDecimal v = (aggregations & VALUE_ONE) != 0 ? BigDecimal.ONE : amount;
-            return new Delta(grade, unit, bucketIndex, aggregations, ttlSeconds, 1,
+            return new Delta(rule, qualifier, unit, bucketIndex, aggregations, ttlSeconds, 1,
                     (aggregations & SUM) != 0 ? v : null, (aggregations & MIN) != 0 ? v : null, (aggregations & MAX) != 0 ? v : null);
         }
 
-        /** The document id, {@code grade|unit|bucketIndex}. */
-        public String id() {
-            return BucketId.format(grade, unit, bucketIndex);
+        /** The grade id, {@code rule} or {@code rule:qualifier}. */
+        public String grade() {
+            return GradeId.format(rule, qualifier);
         }
 
-        /** This delta and a later one of the same bucket as one. */
+        /** This delta and a later one of the same grade bucket as one. */
         public Delta plus(Delta later) {
-            return new Delta(grade, unit, bucketIndex, aggregations, ttlSeconds, count + later.count,
-                    BucketMath.add(sum, later.sum), BucketMath.min(min, later.min), BucketMath.max(max, later.max));
+            return new Delta(rule, qualifier, unit, bucketIndex, aggregations, ttlSeconds, count + later.count,
+                    Aggregate.sum(sum, later.sum), Aggregate.min(min, later.min), Aggregate.max(max, later.max));
         }
 
-        /** A bucket holding just this delta. */
-        BucketDocument first(String pk, String bucketStart) {
-            return new BucketDocument(pk, id(), grade, unit.code(), bucketStart, sum, count, min, max, count, ttlSeconds, null);
+        /** Its values as an aggregate, what {@link EntityBucket} adds. */
+        public Aggregate aggregate() {
+            return new Aggregate(sum, count, min, max);
         }
-    }
-
-    /** The state key of a delta's bucket, {@code pk|id}: also the key of its record on {@code bucket-updates}. */
-    public String bucketKey(Delta d) {
-        return BucketKey.updateKey(pk, d.id());
     }
 }

@@ -19,12 +19,13 @@ import org.apache.kafka.common.serialization.Serializer;
  * per pk and commit interval. Only Tally reads this topic, and only the version that wrote it, so the format is
  * private; the leading version byte makes a mix-up fail loudly instead of decoding garbage.
  *
- * <p>Layout: version, pk (length-prefixed UTF-8), delta count, then per delta: grade (UTF-8), unit ordinal,
+ * <p>Layout: version, pk (length-prefixed UTF-8), delta count, then per delta: rule (UTF-8), qualifier (a presence
+ * byte, then UTF-8), unit ordinal,
  * bucket index, aggregation bits, ttl seconds, count, then sum, min and max, each a scale byte ({@code 0x7F}:
  * absent) and the unscaled long when it fits, else a flagged scale and length-prefixed two's-complement bytes.
  */
 public final class EntityDeltasSerde {
-    private static final byte FORMAT = 1;
+    private static final byte FORMAT = 2; // 2: rule and qualifier apart (entity buckets); 1 carried the grade id
     private static final TimeUnit[] UNITS = TimeUnit.values();
     private static final int BIG_AMOUNT = 0x80; // scale byte flag: the unscaled value does not fit a long
     private static final int MAX_SCALE = 0x7E;
@@ -42,23 +43,29 @@ public final class EntityDeltasSerde {
         byte[] pk = d.pk().getBytes(StandardCharsets.UTF_8);
         List<EntityDeltas.Delta> deltas = d.deltas();
         if (deltas.size() > 0xFFFF) throw new SerializationException("more than 65535 deltas for one entity: " + deltas.size());
-        byte[][] grades = new byte[deltas.size()][];
+        byte[][] rules = new byte[deltas.size()][];
+        byte[][] qualifiers = new byte[deltas.size()][];
         int size = 1 + 2 + pk.length + 2;
-        for (int i = 0; i < grades.length; i++) {
+        for (int i = 0; i < rules.length; i++) {
             EntityDeltas.Delta delta = deltas.get(i);
-            // Consecutive deltas mostly share a grade (one per unit of a rule): encode it once.
-            grades[i] = i > 0 && delta.grade().equals(deltas.get(i - 1).grade()) ? grades[i - 1]
-                    : delta.grade().getBytes(StandardCharsets.UTF_8);
-            size += 2 + grades[i].length + 1 + 8 + 1 + 4 + 8
+            // Consecutive deltas mostly share a rule (one per unit of a rule): encode it once.
+            rules[i] = i > 0 && delta.rule().equals(deltas.get(i - 1).rule()) ? rules[i - 1]
+                    : delta.rule().getBytes(StandardCharsets.UTF_8);
+            qualifiers[i] = delta.qualifier() == null ? null
+                    : i > 0 && delta.qualifier().equals(deltas.get(i - 1).qualifier()) ? qualifiers[i - 1]
+                    : delta.qualifier().getBytes(StandardCharsets.UTF_8);
+            size += 2 + rules[i].length + 1 + (qualifiers[i] == null ? 0 : 2 + qualifiers[i].length) + 1 + 8 + 1 + 4 + 8
                     + amountSize(delta.sum()) + amountSize(delta.min()) + amountSize(delta.max());
         }
         ByteBuffer out = ByteBuffer.allocate(size);
         out.put(FORMAT);
         string(out, pk);
         out.putShort((short) deltas.size());
-        for (int i = 0; i < grades.length; i++) {
+        for (int i = 0; i < rules.length; i++) {
             EntityDeltas.Delta delta = deltas.get(i);
-            string(out, grades[i]);
+            string(out, rules[i]);
+            out.put((byte) (qualifiers[i] == null ? 0 : 1));
+            if (qualifiers[i] != null) string(out, qualifiers[i]);
             out.put((byte) delta.unit().ordinal());
             out.putLong(delta.bucketIndex());
             out.put((byte) delta.aggregations());
@@ -79,12 +86,13 @@ public final class EntityDeltasSerde {
             String pk = string(in);
             int n = Short.toUnsignedInt(in.getShort());
             List<EntityDeltas.Delta> deltas = new ArrayList<>(n);
-            String previousGrade = null;
+            String previousRule = null;
             for (int i = 0; i < n; i++) {
-                String grade = string(in);
-                if (grade.equals(previousGrade)) grade = previousGrade; // one String per rule, not per unit
-                previousGrade = grade;
-                deltas.add(new EntityDeltas.Delta(grade, UNITS[in.get()], in.getLong(), in.get(), in.getInt(), in.getLong(),
+                String rule = string(in);
+                if (rule.equals(previousRule)) rule = previousRule; // one String per rule, not per unit
+                previousRule = rule;
+                String qualifier = in.get() == 0 ? null : string(in);
+                deltas.add(new EntityDeltas.Delta(rule, qualifier, UNITS[in.get()], in.getLong(), in.get(), in.getInt(), in.getLong(),
                         amount(in), amount(in), amount(in)));
             }
             return new EntityDeltas(pk, deltas);
@@ -127,12 +135,17 @@ public final class EntityDeltasSerde {
         if (a.scale() < 0 || a.scale() > MAX_SCALE) throw new SerializationException("amount scale " + a.scale() + " out of range");
         if (fitsLong(a)) {
             out.put((byte) a.scale());
-            out.putLong(a.precision() <= 18 ? CompactBucketSerde.unscaledLong(a) : a.unscaledValue().longValueExact());
+            out.putLong(a.precision() <= 18 ? unscaledLong(a) : a.unscaledValue().longValueExact());
         } else {
             out.put((byte) (a.scale() | BIG_AMOUNT));
             out.put((byte) 0); // reserved
             string(out, a.unscaledValue().toByteArray());
         }
+    }
+
+    /** The unscaled value of a decimal of at most 18 digits (so it fits a long). */
+    private static long unscaledLong(BigDecimal d) {
+        return d.scale() == 0 ? d.longValueExact() : d.scaleByPowerOfTen(d.scale()).longValueExact();
     }
 
     private static BigDecimal amount(ByteBuffer in) {

@@ -39,10 +39,9 @@ public final class FanOut {
             if (entity == null) continue;
             String qualifier = r.qualifierPos < 0 ? null : r.value(event, r.qualifierPos);
             if (r.qualifierPos >= 0 && qualifier == null) continue;
-            String grade = r.rule.gradeId(qualifier);
             List<EntityDeltas.Delta> deltas = byPk.computeIfAbsent(BucketKey.partitionKey(domain, entity), pk -> new ArrayList<>(4));
             for (TimeUnit unit : r.rule.units()) {
-                deltas.add(EntityDeltas.Delta.of(grade, unit, unit.bucketIndex(event.getEventTime()), r.aggregations, r.ttlSeconds,
+                deltas.add(EntityDeltas.Delta.of(r.rule.name(), qualifier, unit, unit.bucketIndex(event.getEventTime()), r.aggregations, r.ttlSeconds,
                         event.getAmount()));
             }
         }

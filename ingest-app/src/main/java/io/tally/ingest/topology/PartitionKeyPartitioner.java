@@ -1,6 +1,6 @@
 package io.tally.ingest.topology;
 
-import io.tally.model.BucketDocument;
+import io.tally.model.EntityBucket;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.Set;
@@ -14,9 +14,9 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  * repartition topic (keyed by pk) and {@code bucket-updates} (keyed by {@code pk|id}) use the same hash,
  * so a bucket's task and its output partition agree.
  */
-final class PartitionKeyPartitioner implements StreamPartitioner<String, BucketDocument> {
+final class PartitionKeyPartitioner implements StreamPartitioner<String, EntityBucket> {
     @Override
-    public Optional<Set<Integer>> partitions(String topic, String key, BucketDocument value, int numPartitions) {
+    public Optional<Set<Integer>> partitions(String topic, String key, EntityBucket value, int numPartitions) {
         return partition(value != null ? value.pk() : key, numPartitions);
     }
 

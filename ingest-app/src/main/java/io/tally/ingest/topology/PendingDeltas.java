@@ -1,6 +1,7 @@
 package io.tally.ingest.topology;
 
 import io.tally.model.TimeUnit;
+import io.tally.model.Aggregate;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,7 +18,7 @@ import java.util.Map;
  * <p>Not thread-safe: one stream task's processor owns it.
  */
 final class PendingDeltas {
-    private record Bucket(String grade, TimeUnit unit, long bucketIndex) {}
+    private record Bucket(String rule, String qualifier, TimeUnit unit, long bucketIndex) {}
 
     /** A bucket's deltas so far: the first one, and the running count, sum, min and max, updated in place. */
     private static final class Combined {
@@ -35,14 +36,14 @@ final class PendingDeltas {
 
         void add(EntityDeltas.Delta later) {
             count += later.count();
-            sum = BucketMath.add(sum, later.sum());
-            min = BucketMath.min(min, later.min());
-            max = BucketMath.max(max, later.max());
+            sum = Aggregate.sum(sum, later.sum());
+            min = Aggregate.min(min, later.min());
+            max = Aggregate.max(max, later.max());
         }
 
         /** The same delta {@link EntityDeltas.Delta#plus} gives, made once per bucket instead of once per event. */
         EntityDeltas.Delta delta() {
-            return count == first.count() ? first : new EntityDeltas.Delta(first.grade(), first.unit(), first.bucketIndex(),
+            return count == first.count() ? first : new EntityDeltas.Delta(first.rule(), first.qualifier(), first.unit(), first.bucketIndex(),
                     first.aggregations(), first.ttlSeconds(), count, sum, min, max);
         }
     }
@@ -55,7 +56,7 @@ final class PendingDeltas {
     void add(EntityDeltas bundle, long recordTimestamp) {
         Map<Bucket, Combined> buckets = byPk.computeIfAbsent(bundle.pk(), pk -> new HashMap<>(8));
         for (EntityDeltas.Delta d : bundle.deltas()) {
-            Bucket key = new Bucket(d.grade(), d.unit(), d.bucketIndex());
+            Bucket key = new Bucket(d.rule(), d.qualifier(), d.unit(), d.bucketIndex());
             Combined combined = buckets.get(key);
             if (combined == null) {
                 buckets.put(key, new Combined(d));

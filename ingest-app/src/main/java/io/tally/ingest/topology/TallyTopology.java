@@ -1,7 +1,6 @@
 package io.tally.ingest.topology;
 
 import io.tally.rules.GradeRules;
-import io.tally.model.BucketDocument;
 import io.tally.schemas.Topics;
 import io.tally.schemas.avro.TransactionEvent;
 import io.tally.schemas.serde.AvroDeserializer;
@@ -24,8 +23,9 @@ import org.apache.kafka.streams.state.Stores;
  *   <li>dedupe by transaction id within a horizon</li>
  *   <li>fan out by the grade rules into deltas per (entity, grade, unit, bucket), combined per bucket until the next commit</li>
  *   <li>repartition by Cosmos logical partition key</li>
- *   <li>aggregate into absolute bucket values, {@code ver} growing with every change</li>
- *   <li>emit changed buckets to {@code bucket-updates} (key {@code pk|id})</li>
+ *   <li>aggregate into entity buckets (every grade of an entity, unit and bucket in one document), {@code ver} growing
+ *       with every change</li>
+ *   <li>emit changed entity buckets to {@code bucket-updates} (key {@code pk|id})</li>
  * </ol>
  *
  * <p>An entity crosses the broker at most once per commit interval and task (stage 4 carries all of that
@@ -47,7 +47,8 @@ public final class TallyTopology {
     /** One record per (event, pk) ({@link EntityDeltas}); replaced {@code bucket-repartition}, one record per delta. */
     public static final String REPARTITION = "entity-deltas";
     public static final String AGGREGATE = "aggregate-buckets";
-    public static final String BUCKET_STORE = "bucket-store";
+    /** Entity bucket documents by {@code pk|id}; replaced {@code bucket-store}, one document per grade bucket. */
+    public static final String BUCKET_STORE = "entity-bucket-store";
     public static final String SINK = "bucket-updates-sink";
 
     private TallyTopology() {}
@@ -67,10 +68,9 @@ public final class TallyTopology {
                 Serdes.String(), Serdes.Long()));
         builder.addStateStore(CommitHook.builder(FAN_OUT_COMMIT_HOOK));
         builder.addStateStore(CommitHook.builder(AGGREGATE_COMMIT_HOOK));
-        // The same store type the DSL's reduce built under this name before, so existing state and its changelog carry
-        // over. No record cache: stage 5 keeps the buckets changed within a commit interval itself, as objects.
+        // No record cache: stage 5 keeps the documents changed within a commit interval itself, as objects.
         builder.addStateStore(Stores.timestampedKeyValueStoreBuilder(Stores.persistentTimestampedKeyValueStore(BUCKET_STORE),
-                Serdes.String(), CompactBucketSerde.serde()).withCachingDisabled());
+                Serdes.String(), EntityBucketSerde.serde()).withCachingDisabled());
 
         KStream<byte[], Decoded> decoded = builder
                 .stream(topics.transactions(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
@@ -87,7 +87,7 @@ public final class TallyTopology {
                 .repartition(Repartitioned.<String, EntityDeltas>as(REPARTITION)
                         .withKeySerde(Serdes.String()).withValueSerde(EntityDeltasSerde.serde()).withStreamPartitioner(byPartitionKey.forDeltas()))
                 .process(() -> new BucketAggregator(BUCKET_STORE, AGGREGATE_COMMIT_HOOK), Named.as(AGGREGATE), BUCKET_STORE, AGGREGATE_COMMIT_HOOK)
-                .to(topics.bucketUpdates(), Produced.with(Serdes.String(), BucketDocumentSerde.serde())
+                .to(topics.bucketUpdates(), Produced.with(Serdes.String(), EntityBucketSerde.serde())
                         .withStreamPartitioner(byPartitionKey).withName(SINK));
     }
 

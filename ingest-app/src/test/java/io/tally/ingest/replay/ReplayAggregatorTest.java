@@ -2,15 +2,20 @@ package io.tally.ingest.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.rules.GradeRules;
-import io.tally.schemas.DeadLetters;
+import io.tally.ingest.topology.EntityBucketFixtures;
 import io.tally.ingest.topology.EventIntake;
 import io.tally.ingest.topology.EventValidator;
 import io.tally.ingest.topology.FanOut;
 import io.tally.ingest.topology.TallyTopology;
+import io.tally.ingest.topology.TopologyHarness;
 import io.tally.ingest.topology.TopologySettings;
-import io.tally.model.BucketDocument;
+import io.tally.model.BucketKey;
+import io.tally.model.EntityBucket;
+import io.tally.model.EntityBucketId;
+import io.tally.model.EntityBucketLayout;
 import io.tally.model.TimeUnit;
+import io.tally.rules.GradeRules;
+import io.tally.schemas.DeadLetters;
 import io.tally.schemas.Topics;
 import io.tally.schemas.avro.TransactionEvent;
 import java.io.IOException;
@@ -24,18 +29,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -60,28 +58,48 @@ class ReplayAggregatorTest {
 
     @Test
     void bucketsInsideTheRangeEqualTheLiveTopologysAndNoOthersAreProduced() {
-        GradeRules rules = GradeRules.load(GradeRules.BUILTIN_DEFAULT);
-        List<Input> inputs = mixedInputs(new Random(7), 3000);
+        List<Input> inputs = mixedInputs(new Random(7), 3000, 0);
         ReplayRange range = new ReplayRange(NOW.minus(Duration.ofHours(8)), NOW.minus(Duration.ofHours(2)));
-
-        Map<String, BucketDocument> live = live(rules, inputs);
-        ReplayAggregator replay = aggregator(rules, RuleSelection.of(rules, java.util.Set.of()), range);
-        long offset = 0;
-        for (Input in : inputs) replay.accept(record(offset++, in));
-
-        Map<String, BucketDocument> expected = new HashMap<>();
-        live.forEach((key, doc) -> {
-            String[] id = doc.id().split("\\|");
-            if (range.containsBucket(TimeUnit.fromCode(id[1]), Long.parseLong(id[2]))) expected.put(key, doc);
-        });
-        assertThat(expected).hasSizeGreaterThan(100);
-        assertThat(replay.buckets().keySet()).isEqualTo(expected.keySet());
-        expected.forEach((key, doc) -> assertThat(show(replay.buckets().get(key))).as(key).isEqualTo(show(doc)));
+        ReplayAggregator replay = replayEqualsLive(inputs, range);
+        assertThat(replay.buckets()).hasSizeGreaterThan(100);
         assertThat(replay.skippedAtBounds()).as("day buckets reach beyond a 6-hour range").isPositive();
         assertThat(replay.duplicates()).isPositive();
         assertThat(replay.rejected()).containsKeys(DeadLetters.Reason.LATE, DeadLetters.Reason.FUTURE,
                 DeadLetters.Reason.INVALID, DeadLetters.Reason.DECODE_FAILED, DeadLetters.Reason.EMPTY_VALUE);
         assertThat(replay.read()).isEqualTo(inputs.size());
+    }
+
+    @Test
+    void aSpilledRuleIsRebuiltIntoTheMainDocumentAndPagesTheLiveRunWrote() {
+        ReplayRange wholeDay = new ReplayRange(Instant.parse("2026-02-28T00:00:00Z"), Instant.parse("2026-03-01T00:00:00Z"));
+        ReplayAggregator replay = replayEqualsLive(mixedInputs(new Random(11), 3000, 40), wholeDay);
+        List<EntityBucket> hot = replay.buckets().stream().filter(d -> d.pk().equals("shop|c-hot")).toList();
+        EntityBucket day = hot.stream().filter(d -> d.id().equals(EntityBucketId.main(TimeUnit.DAY, TimeUnit.DAY.bucketIndex(wholeDay.from()))))
+                .findFirst().orElseThrow();
+        assertThat(day.spilledPages("spend-per-customer-sku")).isEqualTo(EntityBucketLayout.SPILL_PAGES);
+        assertThat(hot).filteredOn(EntityBucket::isPage).hasSize(EntityBucketLayout.SPILL_PAGES);
+        assertThat(replay.buckets()).as("other customers' SKUs stay inline")
+                .anyMatch(d -> !d.isPage() && d.qualifierValues("spend-per-customer-sku") > 0);
+    }
+
+    /**
+     * Replays {@code inputs} over {@code range} and checks it against the live topology's newest output: exactly the
+     * documents wholly inside the range, each with the live bytes (updatedAt aside), {@code ver} included.
+     */
+    private static ReplayAggregator replayEqualsLive(List<Input> inputs, ReplayRange range) {
+        GradeRules rules = GradeRules.load(GradeRules.BUILTIN_DEFAULT);
+        ReplayAggregator replay = aggregator(rules, RuleSelection.of(rules, Set.of()), range);
+        long offset = 0;
+        for (Input in : inputs) replay.accept(record(offset++, in));
+
+        List<EntityBucket> expected = live(rules, inputs).values().stream().filter(d -> {
+            EntityBucketId id = EntityBucketId.parse(d.id());
+            return range.containsBucket(id.unit(), id.bucketIndex());
+        }).toList();
+        assertThat(expected).isNotEmpty();
+        assertThat(EntityBucketFixtures.json(replay.buckets())).isEqualTo(EntityBucketFixtures.json(expected));
+        EntityBucketFixtures.assertVersCountEvents(replay.buckets());
+        return replay;
     }
 
     @Test
@@ -93,13 +111,14 @@ class ReplayAggregatorTest {
         List<Input> inputs = List.of(new Input(first, e), new Input(first + Duration.ofDays(1).toMillis(), e),
                 new Input(first + Duration.ofDays(8).toMillis(), e)); // within the 7-day horizon, then beyond it
         ReplayRange range = new ReplayRange(t.minus(Duration.ofDays(1)), t.plus(Duration.ofDays(1)));
-        ReplayAggregator replay = aggregator(rules, RuleSelection.of(rules, java.util.Set.of()), range);
+        ReplayAggregator replay = aggregator(rules, RuleSelection.of(rules, Set.of()), range);
         long offset = 0;
         for (Input in : inputs) replay.accept(record(offset++, in));
-        Map<String, BucketDocument> live = live(rules, inputs);
-        String hour = "shop|c-1|spend-per-customer|hour|" + TimeUnit.HOUR.bucketIndex(t);
-        assertThat(replay.buckets().get(hour).count()).isEqualTo(2);
-        assertThat(show(replay.buckets().get(hour))).isEqualTo(show(live.get(hour)));
+        Map<String, EntityBucket> live = live(rules, inputs);
+        String hour = "shop|c-1|" + EntityBucketId.main(TimeUnit.HOUR, TimeUnit.HOUR.bucketIndex(t));
+        EntityBucket replayed = replay.buckets().stream().filter(d -> BucketKey.updateKey(d.pk(), d.id()).equals(hour)).findFirst().orElseThrow();
+        assertThat(replayed.grade("spend-per-customer", null).orElseThrow().count()).isEqualTo(2);
+        assertThat(EntityBucketFixtures.json(List.of(replayed))).isEqualTo(EntityBucketFixtures.json(List.of(live.get(hour))));
         assertThat(replay.duplicates()).isEqualTo(1);
     }
 
@@ -110,48 +129,56 @@ class ReplayAggregatorTest {
     }
 
     @Test
-    void onlyTheSelectedRulesAreRebuilt() {
+    void aSelectionKeepsWholeEntityBucketsThatHoldOneOfItsRulesWithTheirPages() {
         GradeRules rules = GradeRules.load(GradeRules.BUILTIN_DEFAULT);
         ReplayRange range = new ReplayRange(NOW.minus(Duration.ofDays(2)), NOW.minus(Duration.ofHours(1)));
-        ReplayAggregator replay = aggregator(rules, RuleSelection.of(rules, java.util.Set.of("orders-per-email")), range);
+        List<Input> inputs = mixedInputs(new Random(3), 1500, 40);
+        ReplayAggregator all = aggregator(rules, RuleSelection.of(rules, Set.of()), range);
+        ReplayAggregator sku = aggregator(rules, RuleSelection.of(rules, Set.of("spend-per-customer-sku")), range);
+        ReplayAggregator email = aggregator(rules, RuleSelection.of(rules, Set.of("orders-per-email")), range);
         long offset = 0;
-        for (Input in : mixedInputs(new Random(3), 500)) replay.accept(record(offset++, in));
-        assertThat(replay.buckets()).isNotEmpty();
-        assertThat(replay.buckets().values()).allMatch(d -> d.grade().equals("orders-per-email"));
+        for (Input in : inputs) {
+            ConsumerRecord<byte[], byte[]> r = record(offset++, in);
+            all.accept(r);
+            sku.accept(r);
+            email.accept(r);
+        }
+
+        Set<String> holdingSku = all.buckets().stream().filter(d -> !d.isPage() && (d.qualifierValues("spend-per-customer-sku") > 0
+                || d.spilledPages("spend-per-customer-sku") > 0)).map(d -> d.pk() + "|" + d.id()).collect(Collectors.toSet());
+        List<EntityBucket> expected = all.buckets().stream().filter(d -> {
+            EntityBucketId id = EntityBucketId.parse(d.id());
+            return holdingSku.contains(d.pk() + "|" + EntityBucketId.main(id.unit(), id.bucketIndex()));
+        }).toList();
+        assertThat(expected).as("pages of the hot customer's spilled SKUs").anyMatch(EntityBucket::isPage);
+        assertThat(expected).as("rebuilt whole: the customer's spend beside its SKUs")
+                .anyMatch(d -> d.grades().containsKey("spend-per-customer"));
+        assertThat(EntityBucketFixtures.json(sku.buckets())).isEqualTo(EntityBucketFixtures.json(expected));
+
+        assertThat(email.buckets()).isNotEmpty().allMatch(d -> d.grades().keySet().equals(Set.of("orders-per-email")));
     }
 
     private static ReplayAggregator aggregator(GradeRules rules, RuleSelection selection, ReplayRange range) {
         return new ReplayAggregator(new EventIntake(PLAIN_AVRO, EventValidator.of(SETTINGS, rules)), new FanOut(rules), selection, range, SETTINGS.dedupeHorizon());
     }
 
-    /** Every bucket the live topology holds after the inputs, keyed pk|id. */
-    private static Map<String, BucketDocument> live(GradeRules rules, List<Input> inputs) {
-        StreamsBuilder builder = new StreamsBuilder();
-        TallyTopology.build(builder, Topics.Names.DEFAULT, SETTINGS, rules, PLAIN_AVRO);
-        Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "replay-equivalence");
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        Map<String, BucketDocument> out = new HashMap<>();
-        try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), p, NOW)) {
-            TestInputTopic<String, byte[]> topic = driver.createInputTopic(Topics.TRANSACTIONS, Serdes.String().serializer(),
-                    Serdes.ByteArray().serializer());
-            for (Input in : inputs) topic.pipeInput("k", in.value(), Instant.ofEpochMilli(in.timestamp()));
-            KeyValueStore<String, BucketDocument> store = driver.getKeyValueStore(TallyTopology.BUCKET_STORE);
-            try (KeyValueIterator<String, BucketDocument> it = store.all()) {
-                while (it.hasNext()) {
-                    KeyValue<String, BucketDocument> kv = it.next();
-                    out.put(kv.key, kv.value);
-                }
-            }
+    /** The live topology's newest output per key {@code pk|id} after the inputs, which is also what its store holds. */
+    private static Map<String, EntityBucket> live(GradeRules rules, List<Input> inputs) {
+        try (TopologyHarness live = new TopologyHarness(rules, SETTINGS, PLAIN_AVRO, NOW)) {
+            for (Input in : inputs) live.input.pipeInput("k", in.value(), Instant.ofEpochMilli(in.timestamp()));
+            Map<String, EntityBucket> out = new HashMap<>();
+            live.updates.readRecordsToList().forEach(r -> out.put(r.key(), r.value()));
+            assertThat(EntityBucketFixtures.json(out.values())).isEqualTo(EntityBucketFixtures.json(live.stored().values()));
+            return out;
         }
-        return out;
     }
 
     /**
      * Record timestamps move forward by up to a minute from NOW - 12 h; events are mostly up to 10 h older
-     * than their record, some late, future, invalid, empty, undecodable, or repeats of an earlier event.
+     * than their record, some late, future, invalid, empty, undecodable, or repeats of an earlier event. {@code hotPercent}
+     * of the new events are of one hot customer, {@code c-hot}, buying from a thousand SKUs.
      */
-    static List<Input> mixedInputs(Random rnd, int n) {
+    static List<Input> mixedInputs(Random rnd, int n, int hotPercent) {
         List<Input> out = new ArrayList<>();
         List<TransactionEvent> sent = new ArrayList<>();
         long ts = NOW.minus(Duration.ofHours(12)).toEpochMilli();
@@ -167,9 +194,10 @@ class ReplayAggregatorTest {
             Instant t = Instant.ofEpochMilli(ts - rnd.nextLong(Duration.ofHours(10).toMillis()));
             if (kind == 10) t = Instant.ofEpochMilli(ts).plus(Duration.ofHours(1));  // FUTURE
             if (kind == 11) t = Instant.ofEpochMilli(ts).minus(Duration.ofDays(40)); // LATE
+            boolean hot = hotPercent > 0 && rnd.nextInt(100) < hotPercent;
             TransactionEvent e = TransactionEvent.newBuilder().setTransactionId("tx-" + i).setEventTime(t).setDomain("shop")
-                    .setCustomerId(kind == 12 ? "" : "c-" + rnd.nextInt(20)).setEmail(rnd.nextInt(10) == 0 ? null : "c@example.com")
-                    .setPostalCode("pc-" + rnd.nextInt(5)).setSku("sku-" + rnd.nextInt(8)).setMerchant("m-1").setChannel("WEB")
+                    .setCustomerId(kind == 12 ? "" : hot ? "c-hot" : "c-" + rnd.nextInt(20)).setEmail(rnd.nextInt(10) == 0 ? null : "c@example.com")
+                    .setPostalCode("pc-" + rnd.nextInt(5)).setSku(hot ? "sku-h" + rnd.nextInt(1000) : "sku-" + rnd.nextInt(8)).setMerchant("m-1").setChannel("WEB")
                     .setAmount(BigDecimal.valueOf(rnd.nextInt(1_000_000), 2).setScale(4))
                     .setCurrency("USD").setStatus(rnd.nextInt(10) == 0 ? "DECLINED" : "APPROVED").setAttributes(Map.of()).build();
             sent.add(e);
@@ -182,15 +210,6 @@ class ReplayAggregatorTest {
         return new ConsumerRecord<>(Topics.TRANSACTIONS, 0, offset, in.timestamp(), org.apache.kafka.common.record.TimestampType.CREATE_TIME,
                 0, in.value().length, new byte[0], in.value(), new org.apache.kafka.common.header.internals.RecordHeaders(),
                 java.util.Optional.empty());
-    }
-
-    private static String show(BucketDocument d) {
-        return d.pk() + " " + d.id() + " sum " + plain(d.sum()) + " count " + d.count() + " min " + plain(d.min()) + " max "
-                + plain(d.max()) + " ver " + d.ver() + " ttl " + d.ttl() + " bucket " + d.bucket();
-    }
-
-    private static String plain(BigDecimal v) {
-        return v == null ? "null" : v.toPlainString();
     }
 
     static byte[] avro(TransactionEvent e) {

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tally.rules.GradeRules;
+import io.tally.model.Aggregate;
+import io.tally.model.EntityBucket;
 import io.tally.model.TimeUnit;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -40,8 +43,15 @@ class ReplayRangeTest {
                 .hasMessageContaining("unknown rule(s) [spend-per-cusomer]")
                 .hasMessageContaining("[spend-per-customer, spend-per-customer-sku, orders-per-email, spend-per-postal-code]");
         RuleSelection sku = RuleSelection.of(rules, Set.of("spend-per-customer-sku"));
-        assertThat(sku.selects("spend-per-customer-sku:sku-3")).isTrue();
-        assertThat(sku.selects("spend-per-customer")).isFalse();
-        assertThat(RuleSelection.of(rules, Set.of()).selects("orders-per-email")).as("default: every rule").isTrue();
+        EntityBucket inline = EntityBucket.main("shop|c-1", TimeUnit.DAY, 1, "x");
+        inline.addQualified("spend-per-customer-sku", "sku-3", new Aggregate(BigDecimal.ONE, 1, null, null), 60);
+        EntityBucket spilled = EntityBucket.main("shop|c-1", TimeUnit.DAY, 2, "x");
+        spilled.spill("spend-per-customer-sku", 16);
+        EntityBucket other = EntityBucket.main("shop|c-1", TimeUnit.DAY, 3, "x");
+        other.addGrade("spend-per-customer", new Aggregate(BigDecimal.ONE, 1, null, null), 60);
+        assertThat(sku.selectsAny(inline)).isTrue();
+        assertThat(sku.selectsAny(spilled)).as("its values live in pages").isTrue();
+        assertThat(sku.selectsAny(other)).isFalse();
+        assertThat(RuleSelection.of(rules, Set.of()).selectsAny(other)).as("default: every rule").isTrue();
     }
 }

@@ -4,8 +4,8 @@ import static io.tally.ingest.sink.SinkFixtures.doc;
 import static io.tally.ingest.sink.SinkFixtures.record;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.ingest.topology.BucketDocumentSerde;
-import io.tally.model.BucketDocumentJson;
+import io.tally.ingest.topology.EntityBucketSerde;
+import io.tally.model.EntityBucketJson;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -16,7 +16,7 @@ class CoalescerTest {
 
     @Test
     void keepsTheNewestVersionPerBucketAndOneSegmentPerPartition() {
-        Coalescer c = new Coalescer(BucketDocumentJson::read);
+        Coalescer c = new Coalescer(EntityBucketJson::read);
         c.add(record("t", 0, 10, doc("a", "x", 1)));
         c.add(record("t", 0, 11, doc("a", "x", 3)));
         c.add(record("t", 0, 12, doc("a", "x", 2))); // older ver arriving later (a replay): loses
@@ -35,9 +35,9 @@ class CoalescerTest {
 
     @Test
     void aBucketsFirstUpdateIsWrittenAsACreateAndLaterOnesAsConditionalPatches() {
-        Coalescer c = new Coalescer(BucketDocumentJson::read);
+        Coalescer c = new Coalescer(EntityBucketJson::read);
         ConsumerRecord<String, byte[]> first = record("t", 0, 1, doc("a", "x", 2));
-        first.headers().add(BucketDocumentSerde.CREATED_HEADER, new byte[] {1});
+        first.headers().add(EntityBucketSerde.CREATED_HEADER, new byte[] {1});
         c.add(first);
         c.add(record("t", 0, 2, doc("a", "x", 5))); // coalesced into the same window: still not in Cosmos
         c.add(record("t", 0, 3, doc("a", "y", 4)));
@@ -48,7 +48,7 @@ class CoalescerTest {
 
     @Test
     void anUndecodableRecordBecomesAPoisonWrite() {
-        Coalescer c = new Coalescer(BucketDocumentJson::read);
+        Coalescer c = new Coalescer(EntityBucketJson::read);
         c.add(new ConsumerRecord<>("t", 0, 0, "k", "{nope".getBytes(StandardCharsets.UTF_8)));
         c.add(record("t", 0, 1, doc("a", "x", 1)));
         Coalescer.Window w = c.drain();
@@ -59,7 +59,7 @@ class CoalescerTest {
 
     @Test
     void droppingARevokedPartitionForgetsItsUnsentUpdates() {
-        Coalescer c = new Coalescer(BucketDocumentJson::read);
+        Coalescer c = new Coalescer(EntityBucketJson::read);
         c.add(record("t", 0, 1, doc("a", "x", 1)));
         c.add(record("t", 1, 1, doc("b", "y", 1)));
         c.drop(List.of(new TopicPartition("t", 0)));

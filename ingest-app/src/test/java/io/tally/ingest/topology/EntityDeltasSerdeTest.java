@@ -12,22 +12,29 @@ import org.junit.jupiter.api.Test;
 
 class EntityDeltasSerdeTest {
     private static final BigDecimal AMOUNT = new BigDecimal("12345678901234.5678");
-    private static final EntityDeltas.Delta HOUR = EntityDeltas.Delta.of("spend-per-customer", TimeUnit.HOUR, 475_000L,
+    private static final EntityDeltas.Delta HOUR = EntityDeltas.Delta.of("spend-per-customer", null, TimeUnit.HOUR, 475_000L,
             EntityDeltas.SUM | EntityDeltas.MIN | EntityDeltas.MAX, 3_024_000, AMOUNT);
-    private static final EntityDeltas.Delta DAY = EntityDeltas.Delta.of("spend-per-customer", TimeUnit.DAY, 19_800L,
+    private static final EntityDeltas.Delta DAY = EntityDeltas.Delta.of("spend-per-customer", null, TimeUnit.DAY, 19_800L,
             EntityDeltas.SUM | EntityDeltas.MIN | EntityDeltas.MAX, 3_024_000, AMOUNT)
-            .plus(EntityDeltas.Delta.of("spend-per-customer", TimeUnit.DAY, 19_800L,
+            .plus(EntityDeltas.Delta.of("spend-per-customer", null, TimeUnit.DAY, 19_800L,
                     EntityDeltas.SUM | EntityDeltas.MIN | EntityDeltas.MAX, 3_024_000, new BigDecimal("0.01")));
-    private static final EntityDeltas.Delta SKU = EntityDeltas.Delta.of("spend-per-customer-sku:sku-ü|7", TimeUnit.DAY, 19_800L,
+    private static final EntityDeltas.Delta SKU = EntityDeltas.Delta.of("spend-per-customer-sku", "sku-ü|7:x", TimeUnit.DAY, 19_800L,
             EntityDeltas.SUM, 3_024_000, AMOUNT);
-    private static final EntityDeltas.Delta ORDERS = EntityDeltas.Delta.of("orders-per-email", TimeUnit.HOUR, -3L,
+    private static final EntityDeltas.Delta SKU_HOUR = EntityDeltas.Delta.of("spend-per-customer-sku", "sku-ü|7:x", TimeUnit.HOUR,
+            475_000L, EntityDeltas.SUM, 3_024_000, AMOUNT);
+    private static final EntityDeltas.Delta EMPTY_QUALIFIER = EntityDeltas.Delta.of("spend-per-customer-sku", "", TimeUnit.DAY,
+            19_800L, EntityDeltas.SUM, 3_024_000, AMOUNT);
+    private static final EntityDeltas.Delta ORDERS = EntityDeltas.Delta.of("orders-per-email", null, TimeUnit.HOUR, -3L,
             EntityDeltas.VALUE_ONE, 604_800, AMOUNT);
 
     @Test
     void roundTripsEveryFieldExactly() {
-        EntityDeltas d = new EntityDeltas("shop|c-ß|1", List.of(HOUR, DAY, SKU, ORDERS));
+        EntityDeltas d = new EntityDeltas("shop|c-ß|1", List.of(HOUR, DAY, SKU, SKU_HOUR, EMPTY_QUALIFIER, ORDERS));
         EntityDeltas back = EntityDeltasSerde.read(EntityDeltasSerde.write(d), "t");
         assertThat(back).isEqualTo(d);
+        assertThat(back.deltas()).extracting(EntityDeltas.Delta::qualifier)
+                .as("no qualifier stays apart from an empty one").containsExactly(null, null, "sku-ü|7:x", "sku-ü|7:x", "", null);
+        assertThat(back.deltas().get(2).grade()).isEqualTo("spend-per-customer-sku:sku-ü|7:x");
         assertThat(back.deltas().get(0).sum().scale()).isEqualTo(4);
         assertThat(back.deltas().get(1)).satisfies(day -> {
             assertThat(day.count()).isEqualTo(2);
@@ -35,7 +42,7 @@ class EntityDeltasSerdeTest {
             assertThat(day.min()).isEqualTo(new BigDecimal("0.01"));
             assertThat(day.max()).isEqualTo(AMOUNT);
         });
-        assertThat(back.deltas().get(3)).satisfies(orders -> { // counts only: nothing else travels
+        assertThat(back.deltas().get(5)).satisfies(orders -> { // counts only: nothing else travels
             assertThat(orders.count()).isEqualTo(1);
             assertThat(orders.sum()).isNull();
             assertThat(orders.min()).isNull();
@@ -46,7 +53,7 @@ class EntityDeltasSerdeTest {
     @Test
     void keepsAmountsBeyondALongExact() {
         BigDecimal huge = new BigDecimal("123456789012345678901234567890.1234");
-        EntityDeltas.Delta d = EntityDeltas.Delta.of("g", TimeUnit.DAY, 1, EntityDeltas.SUM | EntityDeltas.MAX, 60, huge);
+        EntityDeltas.Delta d = EntityDeltas.Delta.of("g", null, TimeUnit.DAY, 1, EntityDeltas.SUM | EntityDeltas.MAX, 60, huge);
         EntityDeltas back = EntityDeltasSerde.read(EntityDeltasSerde.write(new EntityDeltas("p|1", List.of(d, d.plus(d)))), "t");
         assertThat(back.deltas().get(0).sum()).isEqualTo(huge);
         assertThat(back.deltas().get(1).sum()).isEqualTo(huge.add(huge));

@@ -1,71 +1,47 @@
 package io.tally.ingest.topology;
 
-import io.tally.schemas.DeadLetters;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tally.rules.GradeRules;
 import io.tally.model.BucketDocument;
+import io.tally.model.EntityBucket;
+import io.tally.model.EntityBucketId;
 import io.tally.model.TimeUnit;
+import io.tally.rules.GradeRules;
+import io.tally.schemas.DeadLetters;
 import io.tally.schemas.Topics;
 import io.tally.schemas.avro.TransactionEvent;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import org.apache.avro.io.DecoderFactory;
-import org.apache.avro.io.EncoderFactory;
-import org.apache.avro.specific.SpecificDatumReader;
-import org.apache.avro.specific.SpecificDatumWriter;
-import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Stages 1-6 as built for production ({@link TallyTopology#build}), fed plain Avro bytes: the
- * registry is the serde's concern, tested elsewhere. Records carry the timestamp {@link #NOW} unless
- * a test says otherwise; late and future are judged against it.
+ * Stages 1-6 as built for production ({@link TallyTopology#build}), fed plain Avro bytes ({@link TopologyHarness}).
+ * Records carry the timestamp {@link #NOW} unless a test says otherwise; late and future are judged against it.
  */
 class TallyTopologyTest {
     static final Instant NOW = Instant.parse("2024-03-01T12:00:00Z");
     static final TopologySettings SETTINGS = new TopologySettings(Duration.ofDays(7), Duration.ofMinutes(5),
             Duration.ofDays(35), new BigDecimal("1000000"));
 
-    private TopologyTestDriver driver;
+    private TopologyHarness harness;
     private TestInputTopic<String, byte[]> input;
-    private TestOutputTopic<String, BucketDocument> updates;
+    private TestOutputTopic<String, EntityBucket> updates;
     private TestOutputTopic<byte[], byte[]> dlq;
 
     private void start(GradeRules rules) {
-        StreamsBuilder builder = new StreamsBuilder();
-        Deserializer<TransactionEvent> plainAvro = (topic, bytes) -> {
-            try {
-                return new SpecificDatumReader<>(TransactionEvent.class).read(null, DecoderFactory.get().binaryDecoder(bytes, null));
-            } catch (IOException | RuntimeException e) {
-                throw new org.apache.kafka.common.errors.SerializationException("not a TransactionEvent: " + e, e);
-            }
-        };
-        TallyTopology.build(builder, Topics.Names.DEFAULT, SETTINGS, rules, plainAvro);
-        Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "topology-test");
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(builder.build(), p, NOW);
-        input = driver.createInputTopic(Topics.TRANSACTIONS, Serdes.String().serializer(), Serdes.ByteArray().serializer());
-        updates = driver.createOutputTopic(Topics.BUCKET_UPDATES, Serdes.String().deserializer(), BucketDocumentSerde.serde().deserializer());
-        dlq = driver.createOutputTopic(Topics.TRANSACTIONS_DLQ, Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer());
+        harness = new TopologyHarness(rules, SETTINGS, TopologyHarness.PLAIN_AVRO, NOW);
+        input = harness.input;
+        updates = harness.updates;
+        dlq = harness.dlq;
     }
 
     private void startWithDefaultRules() {
@@ -74,15 +50,16 @@ class TallyTopologyTest {
 
     @AfterEach
     void tearDown() {
-        if (driver != null) driver.close();
+        if (harness != null) harness.close();
     }
 
-    private KeyValueStore<String, BucketDocument> buckets() {
-        return driver.getKeyValueStore(TallyTopology.BUCKET_STORE);
-    }
-
+    /** The bucket of {@code grade} of {@code shop|entity}, as the read API shows it; null when there is none. */
     private BucketDocument bucket(String entity, String grade, TimeUnit unit, Instant t) {
-        return buckets().get("shop|" + entity + "|" + grade + "|" + unit.code() + "|" + unit.bucketIndex(t));
+        return harness.grade("shop|" + entity, grade, unit, unit.bucketIndex(t));
+    }
+
+    private static String mainKey(String entity, TimeUnit unit, Instant t) {
+        return "shop|" + entity + "|" + EntityBucketId.main(unit, unit.bucketIndex(t));
     }
 
     private void send(TransactionEvent e) {
@@ -142,10 +119,10 @@ class TallyTopologyTest {
         send(noPostcode);
 
         assertThat(bucket("c-1", "spend-per-customer", TimeUnit.HOUR, t).sum()).as("DECLINED is filtered out").isEqualByComparingTo("1.00");
-        BucketDocument orders = buckets().get("shop|c-1@example.com|orders-per-email|hour|" + TimeUnit.HOUR.bucketIndex(t));
+        BucketDocument orders = bucket("c-1@example.com", "orders-per-email", TimeUnit.HOUR, t);
         assertThat(orders.count()).as("orders-per-email has no filter").isEqualTo(2);
         assertThat(orders.sum()).as("count-only rule").isNull();
-        BucketDocument postcode = buckets().get("shop|1000|spend-per-postal-code|day|" + TimeUnit.DAY.bucketIndex(t));
+        BucketDocument postcode = bucket("1000", "spend-per-postal-code", TimeUnit.DAY, t);
         assertThat(postcode).as("the declined event had postcode 1000 but is filtered; the other has none").isNull();
     }
 
@@ -186,7 +163,7 @@ class TallyTopologyTest {
 
         input.pipeInput("c-1", avro(TransactionEvent.newBuilder(e).setEventTime(NOW.plus(Duration.ofDays(8))).build()),
                 NOW.plus(Duration.ofDays(8)).plusSeconds(1));
-        assertThat(buckets().get("shop|c-1|spend|day|" + TimeUnit.DAY.bucketIndex(NOW.plus(Duration.ofDays(8)))).count())
+        assertThat(bucket("c-1", "spend", TimeUnit.DAY, NOW.plus(Duration.ofDays(8))).count())
                 .as("past the horizon the id is forgotten: documented trade-off").isEqualTo(1);
         assertThat(dlq.isEmpty()).isTrue();
     }
@@ -196,10 +173,10 @@ class TallyTopologyTest {
         startWithDefaultRules();
         Instant t = NOW.minus(Duration.ofMinutes(30));
         for (int i = 0; i < 3; i++) send(event("tx-" + i, "c-1", t, "1.00"));
-        List<BucketDocument> emitted = updates.readValuesToList().stream()
-                .filter(d -> d.id().startsWith("spend-per-customer|hour|")).toList();
-        assertThat(emitted).extracting(BucketDocument::ver).containsExactly(1L, 2L, 3L);
-        assertThat(emitted).extracting(BucketDocument::count).containsExactly(1L, 2L, 3L);
+        List<EntityBucket> emitted = updates.readRecordsToList().stream()
+                .filter(r -> r.key().equals(mainKey("c-1", TimeUnit.HOUR, t))).map(TestRecord::value).toList();
+        assertThat(emitted).extracting(EntityBucket::ver).containsExactly(1L, 2L, 3L);
+        assertThat(emitted).extracting(d -> d.grade("spend-per-customer", null).orElseThrow().count()).containsExactly(1L, 2L, 3L);
     }
 
     @Test
@@ -237,25 +214,30 @@ class TallyTopologyTest {
     }
 
     @Test
-    void eachChangedBucketIsEmittedOnceAtCommitWithItsNewestValue() {
+    void eachChangedEntityBucketIsEmittedOnceAtCommitWithItsNewestValue() {
         startWithDefaultRules();
         Instant t = NOW.minus(Duration.ofHours(3));
         send(event("tx-1", "c-1", t, "10.00"));
-        send(event("tx-2", "c-1", t.plusSeconds(60), "5.00")); // the same five buckets again
+        send(event("tx-2", "c-1", t.plusSeconds(60), "5.00")); // the same four entity buckets again
 
-        // The test driver commits after every input record: each record's five buckets (customer hour and day,
-        // customer-sku day, email hour, postal-code day) are emitted once at its commit, by the commit hook.
-        List<TestRecord<String, BucketDocument>> out = updates.readRecordsToList();
-        assertThat(out).hasSize(10);
-        Map<String, BucketDocument> newest = new java.util.HashMap<>();
+        // The test driver commits after every input record: each record's four entity buckets (customer hour, customer
+        // day with both its spend and its per-SKU grade, email hour, postal-code day) are emitted once at its commit,
+        // by the commit hook, however many of their grades changed.
+        List<TestRecord<String, EntityBucket>> out = updates.readRecordsToList();
+        assertThat(out).hasSize(8);
+        assertThat(out).filteredOn(r -> r.key().equals(mainKey("c-1", TimeUnit.DAY, t))).hasSize(2)
+                .allSatisfy(r -> assertThat(r.value().views()).extracting(BucketDocument::grade)
+                        .containsExactly("spend-per-customer", "spend-per-customer-sku:sku-1"));
+        Map<String, EntityBucket> newest = new java.util.HashMap<>();
         out.forEach(r -> newest.put(r.key(), r.value()));
-        BucketDocument hour = newest.get("shop|c-1|spend-per-customer|hour|" + TimeUnit.HOUR.bucketIndex(t));
+        EntityBucket hourDoc = newest.get(mainKey("c-1", TimeUnit.HOUR, t));
+        BucketDocument hour = hourDoc.grade("spend-per-customer", null).orElseThrow();
         assertThat(hour.sum()).isEqualByComparingTo("15.00");
         assertThat(hour.count()).isEqualTo(2);
-        assertThat(hour.ver()).isEqualTo(2);
-        assertThat(hour.updatedAt()).isNotNull();
-        assertThat(bucket("c-1", "spend-per-customer", TimeUnit.HOUR, t)).usingRecursiveComparison().ignoringFields("updatedAt")
-                .isEqualTo(hour);
+        assertThat(hourDoc.ver()).isEqualTo(2);
+        assertThat(hourDoc.updatedAt()).isNotNull();
+        assertThat(harness.store().get(mainKey("c-1", TimeUnit.HOUR, t))).usingRecursiveComparison().ignoringFields("updatedAt")
+                .isEqualTo(hourDoc);
     }
 
     @Test
@@ -264,11 +246,11 @@ class TallyTopologyTest {
         Instant t = NOW.minus(Duration.ofHours(2));
         send(event("tx-1", "c-1", t, "10.00"));
         send(event("tx-2", "c-1", t.plusSeconds(60), "5.00"));
-        String hourKey = "shop|c-1|spend-per-customer|hour|" + TimeUnit.HOUR.bucketIndex(t);
-        List<TestRecord<String, BucketDocument>> hour = updates.readRecordsToList().stream().filter(r -> r.key().equals(hourKey)).toList();
+        String hourKey = mainKey("c-1", TimeUnit.HOUR, t);
+        List<TestRecord<String, EntityBucket>> hour = updates.readRecordsToList().stream().filter(r -> r.key().equals(hourKey)).toList();
         assertThat(hour).extracting(r -> r.value().ver()).containsExactly(1L, 2L);
-        assertThat(hour.get(0).headers().lastHeader(BucketDocumentSerde.CREATED_HEADER)).isNotNull();
-        assertThat(hour.get(1).headers().lastHeader(BucketDocumentSerde.CREATED_HEADER)).isNull();
+        assertThat(hour.get(0).headers().lastHeader(EntityBucketSerde.CREATED_HEADER)).isNotNull();
+        assertThat(hour.get(1).headers().lastHeader(EntityBucketSerde.CREATED_HEADER)).isNull();
     }
 
     @Test
@@ -280,16 +262,18 @@ class TallyTopologyTest {
                 TallyTopology.BUCKET_STORE, TallyTopology.DEDUPE_STORE, TallyTopology.FAN_OUT_COMMIT_HOOK,
                 TallyTopology.AGGREGATE_COMMIT_HOOK, TallyTopology.SINK, TallyTopology.DLQ_SINK)
                 .doesNotContain("KSTREAM-", "KTABLE-");
+        assertThat(described).as("a new store: the changelog of bucket-store holds per-grade documents")
+                .contains("entity-bucket-store").doesNotContainPattern("[\\[ ]bucket-store\\b");
     }
 
     @Test
     void bucketsOfOneLogicalPartitionShareAKafkaPartition() {
         PartitionKeyPartitioner p = new PartitionKeyPartitioner();
-        BucketDocument a = new BucketDocument("shop|c-1", "spend|hour|1", "spend", "hour", "x", null, 1, null, null, 1, 1, null);
-        BucketDocument b = new BucketDocument("shop|c-1", "orders|day|9", "orders", "day", "x", null, 1, null, null, 1, 1, null);
-        assertThat(p.partitions("t", "shop|c-1|spend|hour|1", a, 6)).isEqualTo(p.partitions("t", "shop|c-1|orders|day|9", b, 6));
+        EntityBucket a = EntityBucket.main("shop|c-1", TimeUnit.HOUR, 1, "x");
+        EntityBucket b = EntityBucket.page("shop|c-1", TimeUnit.DAY, 9, "x", "spend-per-customer-sku", 3);
+        assertThat(p.partitions("t", "shop|c-1|hour|1", a, 6)).isEqualTo(p.partitions("t", "shop|c-1|day|9|spend-per-customer-sku|3", b, 6));
         long distinct = java.util.stream.IntStream.range(0, 100)
-                .mapToObj(i -> p.partitions("t", "k", new BucketDocument("shop|c-" + i, "g|hour|1", "g", "hour", "x", null, 1, null, null, 1, 1, null), 6))
+                .mapToObj(i -> p.partitions("t", "k", EntityBucket.main("shop|c-" + i, TimeUnit.HOUR, 1, "x"), 6))
                 .distinct().count();
         assertThat(distinct).as("different entities spread over the partitions").isEqualTo(6);
     }
@@ -310,14 +294,6 @@ class TallyTopologyTest {
     }
 
     static byte[] avro(TransactionEvent e) {
-        try {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            var enc = EncoderFactory.get().binaryEncoder(out, null);
-            new SpecificDatumWriter<>(TransactionEvent.class).write(e, enc);
-            enc.flush();
-            return out.toByteArray();
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        return TopologyHarness.avro(e);
     }
 }

@@ -1,0 +1,209 @@
+package io.tally.model;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * One entity's time bucket as stored in Cosmos: every grade of the entity in one unit and bucket, in one document
+ * (or, for a qualified rule past {@link EntityBucketLayout#MAX_INLINE_QUALIFIER_VALUES} values, in that rule's spill
+ * pages). Absolute values, never deltas, so every retry and replay of a write is idempotent.
+ *
+ * <p>JSON ({@link EntityBucketJson}):
+ * <pre>{@code
+ * {"pk": "demo-shop|c-42", "id": "day|20419", "unit": "day", "bucket": "2025-11-27T00:00:00Z",
+ *  "ver": 17, "ttl": 3024000, "updatedAt": "...",
+ *  "grades":    {"spend-per-customer": {"sum": 120.5, "count": 3, "min": 10.5, "max": 80.0}},
+ *  "qualified": {"spend-per-customer-sku": {"sku-7": {"sum": 10.5, "count": 1}}},
+ *  "spilled":   {"other-qualified-rule": 16}}
+ * }</pre>
+ * A spill page has the same shape plus {@code rule} and {@code page}, and holds only that rule's values under
+ * {@code qualified}. {@code ver} counts every event applied to the document (to a page: to its values), so it grows
+ * with every change and a replay of the same input reaches the same {@code ver}; a writer never replaces a
+ * document with a higher {@code ver}. A grade's own {@code count} is its events, the {@code ver} of its
+ * {@link BucketDocument} view. {@code ttl} is the longest retention of the grades held.
+ *
+ * <p>Not thread-safe: mutated by one stream task (or the replay job) while it aggregates, then only read.
+ */
+@JsonIgnoreProperties(ignoreUnknown = true) // Cosmos adds _rid, _etag, _ts, ...
+public final class EntityBucket {
+    private final String pk;
+    private final String id;
+    private final String unit;
+    private final String bucket;
+    private final String rule;       // spill page: its rule; main document: null
+    private final int page;          // spill page: its number; main document: -1
+    private long ver;
+    private Integer ttl;
+    private String updatedAt;
+    private final Map<String, Aggregate> grades;
+    private final Map<String, Map<String, Aggregate>> qualified;
+    private final Map<String, Integer> spilled;
+
+    EntityBucket(String pk, String id, String unit, String bucket, String rule, int page, long ver, Integer ttl,
+                 String updatedAt, Map<String, Aggregate> grades, Map<String, Map<String, Aggregate>> qualified,
+                 Map<String, Integer> spilled) {
+        this.pk = Objects.requireNonNull(pk, "pk");
+        this.id = Objects.requireNonNull(id, "id");
+        this.unit = unit;
+        this.bucket = bucket;
+        this.rule = rule;
+        this.page = page;
+        this.ver = ver;
+        this.ttl = ttl;
+        this.updatedAt = updatedAt;
+        this.grades = grades;
+        this.qualified = qualified;
+        this.spilled = spilled;
+    }
+
+    /**
+     * For readers that let a Jackson mapper bind the document (the Cosmos SDK's reads): decimals bind straight to
+     * {@link java.math.BigDecimal}, whatever the mapper does with floating-point numbers in a tree.
+     */
+    @JsonCreator
+    static EntityBucket fromJson(@JsonProperty("pk") String pk, @JsonProperty("id") String id, @JsonProperty("unit") String unit,
+                                 @JsonProperty("bucket") String bucket, @JsonProperty("rule") String rule,
+                                 @JsonProperty("page") Integer page, @JsonProperty("ver") long ver, @JsonProperty("ttl") Integer ttl,
+                                 @JsonProperty("updatedAt") String updatedAt, @JsonProperty("grades") Map<String, Aggregate> grades,
+                                 @JsonProperty("qualified") Map<String, Map<String, Aggregate>> qualified,
+                                 @JsonProperty("spilled") Map<String, Integer> spilled) {
+        Map<String, Map<String, Aggregate>> q = new TreeMap<>();
+        if (qualified != null) qualified.forEach((r, values) -> q.put(r, new TreeMap<>(values)));
+        return new EntityBucket(pk, id, unit, bucket, rule, page == null ? -1 : page, ver, ttl, updatedAt,
+                grades == null ? new TreeMap<>() : new TreeMap<>(grades), q, spilled == null ? new TreeMap<>() : new TreeMap<>(spilled));
+    }
+
+    /** An empty main document of {@code unit}'s bucket {@code index}, starting at {@code bucketStart} (ISO). */
+    public static EntityBucket main(String pk, TimeUnit unit, long index, String bucketStart) {
+        return new EntityBucket(pk, EntityBucketId.main(unit, index), unit.code(), bucketStart, null, -1, 0, null, null,
+                new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+    }
+
+    /** An empty spill page of {@code rule}. */
+    public static EntityBucket page(String pk, TimeUnit unit, long index, String bucketStart, String rule, int page) {
+        return new EntityBucket(pk, EntityBucketId.page(unit, index, rule, page), unit.code(), bucketStart, rule, page, 0,
+                null, null, new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+    }
+
+    public String pk() { return pk; }
+    public String id() { return id; }
+    public String unit() { return unit; }
+    /** ISO-8601 start of the bucket (UTC). */
+    public String bucket() { return bucket; }
+    /** The rule of a spill page; null for a main document. */
+    public String rule() { return rule; }
+    /** The page number of a spill page; -1 for a main document. */
+    public int page() { return page; }
+    public long ver() { return ver; }
+    public Integer ttl() { return ttl; }
+    public String updatedAt() { return updatedAt; }
+    public boolean isPage() { return rule != null; }
+
+    /** Unqualified grades by rule name (read-only view). */
+    public Map<String, Aggregate> grades() { return Collections.unmodifiableMap(grades); }
+    /** Inline qualified grades: rule name, then qualifier value (read-only view). */
+    public Map<String, Map<String, Aggregate>> qualified() { return Collections.unmodifiableMap(qualified); }
+    /** Rules whose values of this bucket live in spill pages, with their page count (read-only view). */
+    public Map<String, Integer> spilled() { return Collections.unmodifiableMap(spilled); }
+
+    // --- aggregation (stage 5 and replay; EntityBucketMath in ingest-app decides where each delta goes) ---
+
+    /** Adds {@code delta} to the unqualified grade {@code rule}; {@code ver} moves by its count. */
+    public void addGrade(String rule, Aggregate delta, int ttlSeconds) {
+        grades.merge(rule, delta, Aggregate::plus);
+        counted(delta.count(), ttlSeconds);
+    }
+
+    /** Adds {@code delta} to {@code rule}'s value {@code qualifier}; {@code ver} moves by its count. */
+    public void addQualified(String rule, String qualifier, Aggregate delta, int ttlSeconds) {
+        qualified.computeIfAbsent(rule, r -> new TreeMap<>()).merge(qualifier, delta, Aggregate::plus);
+        counted(delta.count(), ttlSeconds);
+    }
+
+    /** Counts events that went to one of this main document's spill pages: its {@code ver} covers them too. */
+    public void countSpilled(long count, int ttlSeconds) {
+        counted(count, ttlSeconds);
+    }
+
+    /** How many values of {@code rule} this document holds inline. */
+    public int qualifierValues(String rule) {
+        Map<String, Aggregate> values = qualified.get(rule);
+        return values == null ? 0 : values.size();
+    }
+
+    /** Pages of {@code rule} when its values of this bucket were spilled, else 0. */
+    public int spilledPages(String rule) {
+        Integer pages = spilled.get(rule);
+        return pages == null ? 0 : pages;
+    }
+
+    /**
+     * Takes {@code rule}'s inline values out and records that they live in {@code pages} spill pages from now on.
+     * {@code ver} does not move: the events stay counted by this document.
+     */
+    public Map<String, Aggregate> spill(String rule, int pages) {
+        spilled.put(rule, pages);
+        Map<String, Aggregate> values = qualified.remove(rule);
+        return values == null ? Map.of() : values;
+    }
+
+    /** Puts spilled values on this page; its {@code ver} moves by their counts. */
+    public void addSpilled(Map<String, Aggregate> values, int ttlSeconds) {
+        values.forEach((q, a) -> addQualified(rule, q, a, ttlSeconds));
+    }
+
+    public void stamp(String time) {
+        this.updatedAt = time;
+    }
+
+    private void counted(long count, int ttlSeconds) {
+        ver += count;
+        if (ttl == null || ttlSeconds > ttl) ttl = ttlSeconds;
+    }
+
+    // --- the per-grade view: what the read API answers, and what the ground truth is checked against ---
+
+    /**
+     * The bucket of grade {@code rule} (with {@code qualifier}, or null) held by this document, as the read API shows
+     * one bucket: id {@code grade|unit|bucketIndex}, its values, {@code ver} = its count, the document's ttl and
+     * updatedAt. Empty when this document does not hold it (a spilled rule's values are in its pages).
+     */
+    public Optional<BucketDocument> grade(String rule, String qualifier) {
+        Aggregate a;
+        if (qualifier == null) {
+            a = grades.get(rule);
+        } else {
+            Map<String, Aggregate> values = qualified.get(rule);
+            a = values == null ? null : values.get(qualifier);
+        }
+        return Optional.ofNullable(a).map(x -> view(GradeId.format(rule, qualifier), x));
+    }
+
+    /** Every grade this document holds, as {@link #grade} shows each: unqualified first, by name. */
+    public List<BucketDocument> views() {
+        List<BucketDocument> out = new ArrayList<>(grades.size() + qualified.size());
+        grades.forEach((r, a) -> out.add(view(r, a)));
+        qualified.forEach((r, values) -> values.forEach((q, a) -> out.add(view(GradeId.format(r, q), a))));
+        return out;
+    }
+
+    private BucketDocument view(String gradeId, Aggregate a) {
+        EntityBucketId parsed = EntityBucketId.parse(id);
+        return new BucketDocument(pk, BucketId.format(gradeId, parsed.unit(), parsed.bucketIndex()), gradeId, unit, bucket,
+                a.sum(), a.count(), a.min(), a.max(), a.count(), ttl, updatedAt);
+    }
+
+    /** Coordinates for logs: never the values. */
+    @Override
+    public String toString() {
+        return pk + BucketId.SEPARATOR + id + " ver " + ver;
+    }
+}

@@ -1,0 +1,139 @@
+package io.tally.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class EntityBucketJsonTest {
+    private static final BigDecimal HUGE = new BigDecimal("123456789012345678901234567890.1234");
+    private static final String[] ODD_QUALIFIERS = {"sku|7", "a:b:c", "ü€😀 \"q\"\\", "10.0000", ""};
+
+    private static Aggregate spend(String sum, long count, String min, String max) {
+        return new Aggregate(new BigDecimal(sum), count, new BigDecimal(min), new BigDecimal(max));
+    }
+
+    private static EntityBucket mainDocument() {
+        EntityBucket d = EntityBucket.main("shop|c-ß|1", TimeUnit.DAY, 20_419, "2025-11-27T00:00:00Z");
+        d.addGrade("spend-per-customer", spend("120.5000", 3, "10.5000", "80.0000"), 3_024_000);
+        d.addGrade("spend-trailing-zeros", spend("10.0000", 1, "0.0000", "100.0000"), 60);
+        d.addGrade("huge", new Aggregate(HUGE, 2, HUGE.negate(), HUGE), 60);
+        d.addGrade("orders", new Aggregate(null, 4, null, null), 604_800);
+        for (String q : ODD_QUALIFIERS) d.addQualified("spend-per-customer-sku", q, new Aggregate(new BigDecimal("0.0001"), 1, null, null), 60);
+        d.countSpilled(7, 60);
+        d.spill("other-rule", EntityBucketLayout.SPILL_PAGES);
+        d.stamp("2025-11-27T10:00:00.123Z");
+        return d;
+    }
+
+    private static EntityBucket spillPage() {
+        EntityBucket p = EntityBucket.page("shop|c-ß|1", TimeUnit.HOUR, -3, "1969-12-31T21:00:00Z", "other-rule", 15);
+        Map<String, Aggregate> values = new java.util.TreeMap<>();
+        for (String q : ODD_QUALIFIERS) values.put(q, new Aggregate(HUGE, 2, null, new BigDecimal("1.2300")));
+        p.addSpilled(values, 3_024_000);
+        return p;
+    }
+
+    private static String json(EntityBucket d) {
+        return new String(EntityBucketJson.write(d), StandardCharsets.UTF_8);
+    }
+
+    private static EntityBucket read(String json) {
+        return EntityBucketJson.read(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void mainDocumentsAndSpillPagesRoundTripToTheSameBytesAndExactDecimals() {
+        for (EntityBucket d : new EntityBucket[] {mainDocument(), spillPage()}) {
+            EntityBucket back = EntityBucketJson.read(EntityBucketJson.write(d));
+            assertThat(json(back)).isEqualTo(json(d));
+            assertThat(back).usingRecursiveComparison().isEqualTo(d);
+            assertThat(back.views()).isEqualTo(d.views());
+        }
+        EntityBucket main = EntityBucketJson.read(EntityBucketJson.write(mainDocument()));
+        assertThat(main.isPage()).isFalse();
+        assertThat(main.page()).isEqualTo(-1);
+        assertThat(main.ver()).isEqualTo(3 + 1 + 2 + 4 + ODD_QUALIFIERS.length + 7);
+        assertThat(main.ttl()).as("the longest retention of its grades").isEqualTo(3_024_000);
+        assertThat(main.spilled()).containsExactly(Map.entry("other-rule", 16));
+        // Equal, not just comparable: a scale lost on the way would change the bytes Cosmos gets on the next write.
+        assertThat(main.grades().get("spend-per-customer").sum()).isEqualTo(new BigDecimal("120.5000"));
+        assertThat(main.grades().get("spend-trailing-zeros")).isEqualTo(spend("10.0000", 1, "0.0000", "100.0000"));
+        assertThat(main.grades().get("huge")).isEqualTo(new Aggregate(HUGE, 2, HUGE.negate(), HUGE));
+        assertThat(main.grades().get("orders")).isEqualTo(new Aggregate(null, 4, null, null));
+        assertThat(main.qualified().get("spend-per-customer-sku")).containsOnlyKeys(ODD_QUALIFIERS);
+        assertThat(main.grade("spend-per-customer-sku", "sku|7")).hasValueSatisfying(v -> {
+            assertThat(v.id()).isEqualTo("spend-per-customer-sku:sku|7|day|20419");
+            assertThat(v.grade()).isEqualTo("spend-per-customer-sku:sku|7");
+            assertThat(v.sum()).isEqualTo(new BigDecimal("0.0001"));
+            assertThat(v.ver()).isEqualTo(1);
+        });
+
+        EntityBucket page = EntityBucketJson.read(EntityBucketJson.write(spillPage()));
+        assertThat(page.isPage()).isTrue();
+        assertThat(page.rule()).isEqualTo("other-rule");
+        assertThat(page.page()).isEqualTo(15);
+        assertThat(page.id()).isEqualTo("hour|-3|other-rule|15");
+        assertThat(page.ver()).isEqualTo(2L * ODD_QUALIFIERS.length);
+        assertThat(page.qualified().get("other-rule").get("ü€😀 \"q\"\\")).isEqualTo(new Aggregate(HUGE, 2, null, new BigDecimal("1.2300")));
+        assertThat(page.grade("other-rule", "a:b:c").orElseThrow().id()).isEqualTo("other-rule:a:b:c|hour|-3");
+    }
+
+    @Test
+    void readsFieldsInAnyOrderIgnoresUnknownOnesAndTakesExplicitNullsAsAbsent() {
+        EntityBucket d = read("""
+                {"_ts": 1732700000, "spilled": null, "qualified": {"r": {"x|y": {"max": null, "count": 2, "sum": 3.5000, "_x": [1]}}},
+                 "grades": {"g": {"count": 1, "min": null, "sum": null}}, "ttl": null, "updatedAt": null, "ver": 3,
+                 "rule": null, "page": null, "bucket": null, "unit": null, "id": "day|1", "pk": "p|e", "_etag": "\\"0\\"",
+                 "_rid": "abc", "_attachments": {"a": {"b": null}}}
+                """);
+        assertThat(d.pk()).isEqualTo("p|e");
+        assertThat(d.id()).isEqualTo("day|1");
+        assertThat(d.ver()).isEqualTo(3);
+        assertThat(d.isPage()).isFalse();
+        assertThat(d.page()).isEqualTo(-1);
+        assertThat(d.ttl()).isNull();
+        assertThat(d.updatedAt()).isNull();
+        assertThat(d.unit()).isNull();
+        assertThat(d.bucket()).isNull();
+        assertThat(d.grades()).containsExactly(Map.entry("g", new Aggregate(null, 1, null, null)));
+        assertThat(d.qualified()).containsExactly(Map.entry("r", Map.of("x|y", new Aggregate(new BigDecimal("3.5000"), 2, null, null))));
+        assertThat(d.spilled()).isEmpty();
+
+        EntityBucket bare = read("{\"id\":\"day|1\",\"ver\":0,\"pk\":\"p|e\"}");
+        assertThat(bare.grades()).isEmpty();
+        assertThat(bare.qualified()).isEmpty();
+        assertThat(json(bare)).isEqualTo("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":0,\"grades\":{},\"qualified\":{},\"spilled\":{}}");
+    }
+
+    @Test
+    void refusesWhatIsNotAnEntityBucketAndSaysWhy() {
+        assertThatThrownBy(() -> read("{\"id\":\"day|1\",\"ver\":1}")).isInstanceOf(IllegalArgumentException.class).hasMessage("no pk or id");
+        assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":null,\"ver\":1}")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no pk or id");
+        assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\"}")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no whole ver");
+        assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":\"many\"}")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no whole ver");
+        assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":null}")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no whole ver");
+        assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1.5}")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no whole ver");
+        assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":{\"g\":{\"count\":\"many\"}}}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("count is not a whole number");
+        assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"ttl\":\"soon\"}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("ttl is not a whole number");
+        assertThatThrownBy(() -> read("null")).isInstanceOf(IllegalArgumentException.class).hasMessage("not a JSON object");
+        assertThatThrownBy(() -> read("[1]")).isInstanceOf(IllegalArgumentException.class).hasMessage("not a JSON object");
+        assertThatThrownBy(() -> read("{not json")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Unexpected character");
+        assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":[]}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("grades is not an object");
+        assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":{\"g\":{\"count\":1,\"sum\":\"x\"}}}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("sum is not a number");
+        assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"spilled\":{\"r\":\"x\"}}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("spilled page count is not a whole number");
+    }
+}
