@@ -120,6 +120,14 @@ public final class Pipeline implements AutoCloseable {
         return node;
     }
 
+    /** Flags of a replay ({@code ./tally replay}) over this run's topics into its container, then {@code extra}. */
+    public List<String> replayFlags(String... extra) {
+        List<String> args = new ArrayList<>(List.of("--kafka.bootstrap.servers=" + bootstrap, "--schema.registry.url=" + registryUrl,
+                "--topics.prefix=" + prefix, "--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=" + database));
+        args.addAll(List.of(extra));
+        return args;
+    }
+
     List<IngestNode> nodes() {
         return List.copyOf(nodes);
     }
@@ -178,8 +186,8 @@ public final class Pipeline implements AutoCloseable {
         return client.getDatabase(database).getContainer("buckets");
     }
 
-    /** Every stored bucket document by {@code pk|id}; empty while the container does not exist yet. */
-    Map<String, JsonNode> stored() {
+    /** Every stored document (entity buckets and their spill pages) by {@code pk|id}; empty while the container does not exist yet. */
+    public Map<String, JsonNode> stored() {
         Map<String, JsonNode> out = new HashMap<>();
         try {
             List<JsonNode> docs = container().queryItems("SELECT * FROM c", new CosmosQueryRequestOptions(), JsonNode.class)
@@ -275,8 +283,14 @@ public final class Pipeline implements AutoCloseable {
     public boolean aggregationDrained() {
         try (Admin admin = admin()) {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(appId).partitionsToOffsetAndMetadata().get();
-            long inputParts = committed.keySet().stream().filter(tp -> tp.topic().equals(topics.transactions())).count();
-            if (inputParts < Topics.specs(topics).get(0).partitions()) return false; // some task never committed yet
+            Map<TopicPartition, OffsetSpec> inputEnds = new HashMap<>();
+            for (int p = 0; p < Topics.specs(topics).get(0).partitions(); p++) {
+                inputEnds.put(new TopicPartition(topics.transactions(), p), OffsetSpec.latest());
+            }
+            // A task never commits a partition it got no record of (a workload of one key fills one partition only).
+            for (var e : admin.listOffsets(inputEnds).all().get().entrySet()) {
+                if (committed.get(e.getKey()) == null && e.getValue().offset() > 0) return false; // that task never committed yet
+            }
         } catch (Exception e) {
             return false; // the broker is restarting
         }

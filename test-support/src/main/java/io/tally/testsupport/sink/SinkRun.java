@@ -6,7 +6,12 @@ import com.azure.cosmos.models.CosmosQueryRequestOptions;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.ingest.app.IngestSettings;
+import io.tally.model.Aggregate;
 import io.tally.model.BucketDocument;
+import io.tally.model.BucketKey;
+import io.tally.model.EntityBucket;
+import io.tally.model.EntityBucketJson;
+import io.tally.model.TimeUnit;
 import io.tally.schemas.Topics;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
@@ -48,8 +53,8 @@ public final class SinkRun implements AutoCloseable {
     public final String topic;
     final String dlq;
     public final String database;
-    /** bucket key (pk|id) -> newest version produced. */
-    final Map<String, BucketDocument> expected = new HashMap<>();
+    /** entity bucket key (pk|id) -> newest version produced. */
+    final Map<String, EntityBucket> expected = new HashMap<>();
     private final KafkaProducer<String, byte[]> producer;
     private final CosmosAsyncClient client;
 
@@ -82,11 +87,21 @@ public final class SinkRun implements AutoCloseable {
         return IngestSettings.load(sinkFlags(extra).toArray(String[]::new), Map.of());
     }
 
-    static BucketDocument doc(int bucket, long ver) {
-        String entity = "e" + bucket % 40;
-        return new BucketDocument("sinkit|" + entity, "spend|hour|" + (500_000 + bucket), "spend", "hour",
-                "2026-11-21T00:00:00Z", BigDecimal.valueOf(ver * 10 + bucket).movePointLeft(2), ver, BigDecimal.ONE,
-                BigDecimal.valueOf(ver), ver, 86_400, "2026-11-21T00:00:00Z");
+    /** Version {@code ver} of entity bucket {@code bucket}: one grade, whose count is {@code ver}, as the aggregation has it. */
+    static EntityBucket doc(int bucket, long ver) {
+        return spend("sinkit|e" + bucket % 40, 500_000 + bucket,
+                new Aggregate(BigDecimal.valueOf(ver * 10 + bucket).movePointLeft(2), ver, BigDecimal.ONE, BigDecimal.valueOf(ver)));
+    }
+
+    /**
+     * An absolute update of a synthetic entity bucket: hour {@code hour} of {@code pk} holding one grade, `spend`, of
+     * {@code value} (so its ver is the value's count), a day's ttl, a fixed updatedAt.
+     */
+    public static EntityBucket spend(String pk, long hour, Aggregate value) {
+        EntityBucket d = EntityBucket.main(pk, TimeUnit.HOUR, hour, "2026-11-21T00:00:00Z");
+        d.addGrade("spend", value, 86_400);
+        d.stamp("2026-11-21T00:00:00Z");
+        return d;
     }
 
     /** Versions {@code fromVer..toVer} of buckets {@code 0..buckets-1}, interleaved; every send checked. */
@@ -94,9 +109,10 @@ public final class SinkRun implements AutoCloseable {
         List<Future<RecordMetadata>> sent = new ArrayList<>();
         for (long v = fromVer; v <= toVer; v++) {
             for (int b = 0; b < buckets; b++) {
-                BucketDocument d = doc(b, v);
-                sent.add(send(d.pk() + "|" + d.id(), bytes(d)));
-                expected.merge(d.pk() + "|" + d.id(), d, (a, n) -> n.ver() >= a.ver() ? n : a);
+                EntityBucket d = doc(b, v);
+                String key = BucketKey.updateKey(d.pk(), d.id());
+                sent.add(send(key, EntityBucketJson.write(d)));
+                expected.merge(key, d, (a, n) -> n.ver() >= a.ver() ? n : a);
             }
         }
         await(sent);
@@ -153,11 +169,11 @@ public final class SinkRun implements AutoCloseable {
         }
     }
 
-    /** pk|id -> stored document (ver, sum). Empty while the container does not exist yet. */
+    /** pk|id -> stored entity bucket (ver, grades). Empty while the container does not exist yet. */
     public Map<String, JsonNode> stored() {
         Map<String, JsonNode> out = new HashMap<>();
         try {
-            container().queryItems("SELECT c.pk, c.id, c.ver, c.sum FROM c", new CosmosQueryRequestOptions(), JsonNode.class)
+            container().queryItems("SELECT c.pk, c.id, c.ver, c.grades FROM c", new CosmosQueryRequestOptions(), JsonNode.class)
                     .toIterable().forEach(n -> out.put(n.get("pk").asText() + "|" + n.get("id").asText(), n));
         } catch (RuntimeException e) {
             if (!String.valueOf(e.getMessage()).contains("404") && !(e instanceof com.azure.cosmos.CosmosException ce && ce.getStatusCode() == 404)) {
@@ -168,11 +184,12 @@ public final class SinkRun implements AutoCloseable {
     }
 
     /**
-     * Waits until Cosmos holds exactly the newest version produced of every bucket, every field but
+     * Waits until Cosmos holds exactly the newest version produced of every entity bucket, every field but
      * {@code updatedAt}, and nothing else; fails with the differences.
      */
     public void awaitAllCorrect(Duration timeout) throws InterruptedException {
-        Verdict v = GroundTruthJudge.ofDocuments(expected.values()).awaitEqual(container(), timeout, Duration.ofMillis(500));
+        List<BucketDocument> grades = expected.values().stream().flatMap(d -> d.views().stream()).toList();
+        Verdict v = GroundTruthJudge.ofDocuments(grades).awaitEqual(container(), timeout, Duration.ofMillis(500));
         if (!v.equal()) throw new AssertionError("after " + timeout.toSeconds() + " s: " + v);
     }
 

@@ -5,10 +5,14 @@ import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.CosmosQueryRequestOptions;
 import com.azure.cosmos.models.FeedResponse;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tally.loadgen.rules.Rule;
 import io.tally.loadgen.truth.BucketValue;
 import io.tally.loadgen.truth.GroundTruth;
 import io.tally.model.BucketDocument;
+import io.tally.model.EntityBucketLayout;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,16 +27,19 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 
 /**
  * The one comparison of a container's bucket documents with what they must be: loadgen's ground truth
- * ({@link #of(GroundTruth)}) or a test's own expected documents ({@link #ofDocuments}). Every field of
- * every expected bucket is compared ({@link Field}; {@code updatedAt} is wall-clock time, never expected),
- * missing and unexpected documents are reported, and a container that cannot be read gives a verdict that
- * says so rather than one that counts its buckets as wrong.
+ * ({@link #of(GroundTruth)}) or a test's own expected documents ({@link #ofDocuments}), both per grade bucket
+ * (key {@code pk|grade|unit|bucketIndex}), while the container holds entity buckets (docs/DESIGN.md). Every field of
+ * every expected bucket is compared ({@link Field}; {@code updatedAt} is wall-clock time, never expected), as are
+ * the stored documents' own {@code ver} and {@code ttl} and where each grade bucket is stored; missing and
+ * unexpected grade buckets are reported, and a container that cannot be read gives a verdict that says so rather
+ * than one that counts its buckets as wrong.
  *
  * <p>Decimals are compared by value ({@code 12.3400} equals {@code 12.34}). Cosmos keeps JSON numbers as
  * doubles, so a stored decimal also equals the expected one rounded to the nearest double: beyond ~16
@@ -44,7 +51,13 @@ import java.util.function.Predicate;
 public final class GroundTruthJudge {
     /** The document fields a judge compares, by their JSON names. */
     public enum Field {
-        GRADE("grade"), UNIT("unit"), BUCKET("bucket"), SUM("sum"), COUNT("count"), MIN("min"), MAX("max"), VER("ver"), TTL("ttl");
+        GRADE("grade"), UNIT("unit"), BUCKET("bucket"), SUM("sum"), COUNT("count"), MIN("min"), MAX("max"), VER("ver"), TTL("ttl"),
+        /** Of a spill page: the rule its id names. */
+        RULE("rule"),
+        /** Of a spill page: the page number its id names. */
+        PAGE("page"),
+        /** Of a grade bucket: the one document the layout puts it in (a grade bucket found twice counts twice). */
+        DOCUMENT("document");
 
         private final String json;
 
@@ -64,15 +77,18 @@ public final class GroundTruthJudge {
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
     private final Map<String, BucketDocument> expected;
+    /** Rule name -> its retention in seconds (null: none), over every expected bucket, also ones a selection left out. */
+    private final Map<String, Integer> ruleTtl;
     private final String source;
     private final Predicate<String> extraIgnored;
     private final String extraIgnoredWhy;
     private final int readAttempts;
     private final Duration firstBackoff;
 
-    private GroundTruthJudge(Map<String, BucketDocument> expected, String source, Predicate<String> extraIgnored,
-                             String extraIgnoredWhy, int readAttempts, Duration firstBackoff) {
+    private GroundTruthJudge(Map<String, BucketDocument> expected, Map<String, Integer> ruleTtl, String source,
+                             Predicate<String> extraIgnored, String extraIgnoredWhy, int readAttempts, Duration firstBackoff) {
         this.expected = expected;
+        this.ruleTtl = ruleTtl;
         this.source = source;
         this.extraIgnored = extraIgnored;
         this.extraIgnoredWhy = extraIgnoredWhy;
@@ -83,7 +99,8 @@ public final class GroundTruthJudge {
     /**
      * Loadgen's ground truth as the documents the pipeline must hold: per bucket the aggregations its rule
      * lists (the others absent), {@code count}, {@code ver} = count (the pipeline's {@code ver} counts the
-     * deltas applied, one per counted event), {@code ttl} = the rule's retention in seconds, and grade, unit
+     * deltas applied, one per counted event), {@code ttl} = the rule's retention in seconds (an entity bucket's is
+     * the longest of the grades it holds), and grade, unit
      * and bucket start from the id. Derived here, not with the pipeline's classes, so a shared bug cannot
      * hide.
      */
@@ -92,7 +109,7 @@ public final class GroundTruthJudge {
         truth.rules().rules().forEach(r -> rules.put(r.name(), r));
         Map<String, BucketDocument> out = new TreeMap<>();
         truth.buckets().forEach((pk, ids) -> ids.forEach((id, v) -> out.put(pk + "|" + id, expectedDocument(pk, id, v, rules))));
-        return new GroundTruthJudge(Collections.unmodifiableMap(out), "ground truth", k -> false, null, 5, Duration.ofSeconds(2));
+        return expecting(out, "ground truth");
     }
 
     /**
@@ -102,7 +119,18 @@ public final class GroundTruthJudge {
     public static GroundTruthJudge ofDocuments(Collection<BucketDocument> documents) {
         Map<String, BucketDocument> out = new TreeMap<>();
         documents.forEach(d -> out.put(d.pk() + "|" + d.id(), d));
-        return new GroundTruthJudge(Collections.unmodifiableMap(out), "expected documents", k -> false, null, 5, Duration.ofSeconds(2));
+        return expecting(out, "expected documents");
+    }
+
+    private static GroundTruthJudge expecting(Map<String, BucketDocument> out, String source) {
+        Map<String, Integer> ruleTtl = new TreeMap<>();
+        for (BucketDocument d : out.values()) {
+            String rule = d.grade().split(":", 2)[0]; // a rule name never holds ':'
+            Integer had = ruleTtl.get(rule);
+            ruleTtl.put(rule, had == null ? d.ttl() : d.ttl() == null ? had : Integer.valueOf(Math.max(had, d.ttl())));
+        }
+        return new GroundTruthJudge(Collections.unmodifiableMap(out), Collections.unmodifiableMap(ruleTtl), source, k -> false, null,
+                5, Duration.ofSeconds(2));
     }
 
     static BucketDocument expectedDocument(String pk, String id, BucketValue v, Map<String, Rule> rules) {
@@ -145,7 +173,7 @@ public final class GroundTruthJudge {
         expected.forEach((k, d) -> {
             if (include.test(d.pk(), d.id())) out.put(k, d);
         });
-        return new GroundTruthJudge(Collections.unmodifiableMap(out), source + " (a selection)", extraIgnored, extraIgnoredWhy,
+        return new GroundTruthJudge(Collections.unmodifiableMap(out), ruleTtl, source + " (a selection)", extraIgnored, extraIgnoredWhy,
                 readAttempts, firstBackoff);
     }
 
@@ -156,14 +184,14 @@ public final class GroundTruthJudge {
      */
     public GroundTruthJudge ignoringExtraInDomain(String domain) {
         String prefix = domain + "|";
-        return new GroundTruthJudge(expected, source, extraIgnored.or(k -> k.startsWith(prefix)),
+        return new GroundTruthJudge(expected, ruleTtl, source, extraIgnored.or(k -> k.startsWith(prefix)),
                 (extraIgnoredWhy == null ? "" : extraIgnoredWhy + ", ") + "domain " + domain, readAttempts, firstBackoff);
     }
 
     /** Reads up to {@code attempts} times, waiting {@code firstBackoff}, then twice as long each time (default 5 from 2 s: ~30 s). */
     public GroundTruthJudge withReadRetries(int attempts, Duration firstBackoff) {
         if (attempts < 1) throw new IllegalArgumentException("attempts must be at least 1");
-        return new GroundTruthJudge(expected, source, extraIgnored, extraIgnoredWhy, attempts, firstBackoff);
+        return new GroundTruthJudge(expected, ruleTtl, source, extraIgnored, extraIgnoredWhy, attempts, firstBackoff);
     }
 
     /** The expected documents by {@code pk|id}. */
@@ -173,23 +201,62 @@ public final class GroundTruthJudge {
 
     // --- judging --------------------------------------------------------------------------------
 
-    /** Compares the documents a container holds (as Cosmos returns them, system fields and all) with the expected ones. */
+    /**
+     * Compares the documents a container holds (entity buckets, as Cosmos returns them, system fields and all) with
+     * the expected grade buckets. Each stored document is taken apart into the grade buckets it holds, as the read
+     * API shows them ({@code ver} = the grade's count), by reading its JSON here rather than through the document
+     * model's classes, so a bug shared with the pipeline cannot hide. Beside every grade bucket's fields it checks
+     * where each one lives (inline, or on the spill page its qualifier value hashes to once the rule spilled, and
+     * only once) and each document's own {@code ver} and {@code ttl}.
+     */
     public Verdict judge(Collection<JsonNode> stored) {
-        Set<String> seen = new LinkedHashSet<>();
+        Map<String, JsonNode> mains = new TreeMap<>();
+        Map<String, List<JsonNode>> pagesByMain = new TreeMap<>();
         List<String> extra = new ArrayList<>();
-        List<Difference> differences = new ArrayList<>();
-        int wrongBuckets = 0;
         for (JsonNode doc : stored) {
-            String key = doc.path("pk").asText("(no pk)") + "|" + doc.path("id").asText("(no id)");
+            String pk = doc.path("pk").asText("(no pk)");
+            String id = doc.path("id").asText("(no id)");
+            String[] parts = id.split("\\|", -1);
+            if (parts.length == 2) {
+                mains.put(pk + "|" + id, doc);
+            } else if (parts.length == 4) {
+                pagesByMain.computeIfAbsent(pk + "|" + parts[0] + "|" + parts[1], k -> new ArrayList<>()).add(doc);
+            } else if (!extraIgnored.test(pk + "|" + id)) {
+                extra.add(pk + "|" + id); // not an entity bucket: a grade document of the old layout, or garbage
+            }
+        }
+        Map<String, List<Placed>> views = new TreeMap<>();
+        List<Difference> differences = new ArrayList<>();
+        Set<String> entityBuckets = new TreeSet<>(mains.keySet());
+        entityBuckets.addAll(pagesByMain.keySet());
+        for (String bucketKey : entityBuckets) {
+            JsonNode main = mains.get(bucketKey);
+            List<JsonNode> pages = pagesByMain.getOrDefault(bucketKey, List.of());
+            JsonNode spilled = main == null ? MissingNode.getInstance() : main.path("spilled");
+            long mainCount = 0;
+            if (main != null) mainCount += explode(bucketKey, main, spilled, views, differences);
+            for (JsonNode page : pages) {
+                long pageCount = explode(bucketKey, page, spilled, views, differences);
+                if (spilled.has(page.path("id").asText().split("\\|", -1)[2])) mainCount += pageCount;
+            }
+            if (main != null) number(bucketKey, Field.VER, BigDecimal.valueOf(mainCount), main, differences);
+        }
+        Set<String> seen = new LinkedHashSet<>();
+        for (Map.Entry<String, List<Placed>> e : views.entrySet()) {
+            String key = e.getKey();
+            List<Placed> where = e.getValue();
             seen.add(key);
+            Placed first = where.get(0);
+            List<String> holders = where.stream().map(Placed::document).toList();
+            if (where.size() > 1 || !first.document().equals(first.belongs())) {
+                differences.add(new Difference(key, Field.DOCUMENT, "once, in " + first.belongs(), String.join(" and ", holders)));
+            }
             BucketDocument want = expected.get(key);
             if (want == null) {
                 if (!extraIgnored.test(key)) extra.add(key);
                 continue;
             }
-            int before = differences.size();
-            compare(key, want, doc, differences);
-            if (differences.size() > before) wrongBuckets++;
+            compare(key, want, first.view(), differences);
         }
         List<String> missing = new ArrayList<>();
         for (String key : expected.keySet()) {
@@ -197,9 +264,98 @@ public final class GroundTruthJudge {
         }
         extra.sort(null);
         differences.sort(java.util.Comparator.comparing(Difference::key).thenComparing(Difference::field));
+        int wrongBuckets = (int) differences.stream().map(Difference::key).distinct().count();
         Outcome outcome = missing.isEmpty() && extra.isEmpty() && differences.isEmpty() ? Outcome.EQUAL : Outcome.WRONG;
         return new Verdict(outcome, source, expected.size(), stored.size(), List.copyOf(missing), List.copyOf(extra),
                 List.copyOf(differences), wrongBuckets, extraIgnoredWhy, null, 1);
+    }
+
+    /** One grade bucket found in a stored document; {@code belongs} is the document the layout puts it in. */
+    private record Placed(JsonNode view, String document, String belongs) {}
+
+    /**
+     * Adds the grade buckets {@code doc} (the main document of entity bucket {@code bucketKey}, or one of its spill
+     * pages) holds to {@code views}, checks the document's {@code ttl} and a page's {@code ver}, and returns the sum
+     * of the counts it holds. {@code spilled} is the main document's list of spilled rules.
+     */
+    private long explode(String bucketKey, JsonNode doc, JsonNode spilled, Map<String, List<Placed>> views, List<Difference> out) {
+        String pk = doc.path("pk").asText();
+        String docKey = pk + "|" + doc.path("id").asText();
+        String[] id = doc.path("id").asText().split("\\|", -1);
+        String at = "|" + id[0] + "|" + id[1];
+        boolean page = id.length == 4;
+        if (page) {
+            text(docKey, Field.RULE, id[2], doc, out);
+            number(docKey, Field.PAGE, pageNumber(id[3]), doc, out);
+        }
+        Set<String> rules = new TreeSet<>();
+        long count = 0;
+        for (Map.Entry<String, JsonNode> g : fields(doc.path("grades"))) {
+            rules.add(g.getKey());
+            count += place(views, pk + "|" + g.getKey() + at, view(g.getKey(), doc, g.getValue()), docKey, bucketKey);
+        }
+        for (Map.Entry<String, JsonNode> rule : fields(doc.path("qualified"))) {
+            String r = rule.getKey();
+            rules.add(r);
+            int pages = spilled.path(r).asInt(0);
+            for (Map.Entry<String, JsonNode> q : fields(rule.getValue())) {
+                String grade = r + ":" + q.getKey();
+                String belongs = pages > 0 ? bucketKey + "|" + r + "|" + EntityBucketLayout.pageOf(q.getKey(), pages) : bucketKey;
+                count += place(views, pk + "|" + grade + at, view(grade, doc, q.getValue()), docKey, belongs);
+            }
+        }
+        if (!page) fields(spilled).forEach(s -> rules.add(s.getKey())); // the main document must outlive its pages
+        if (page) number(docKey, Field.VER, BigDecimal.valueOf(count), doc, out);
+        ttl(docKey, rules, doc, out);
+        return count;
+    }
+
+    private static long place(Map<String, List<Placed>> views, String key, ObjectNode view, String document, String belongs) {
+        views.computeIfAbsent(key, k -> new ArrayList<>(1)).add(new Placed(view, document, belongs));
+        return view.path("count").asLong();
+    }
+
+    /** A grade bucket as the read API shows it: the document's unit and bucket, the grade's values, ver = its count. */
+    private static ObjectNode view(String grade, JsonNode doc, JsonNode aggregate) {
+        ObjectNode v = JsonNodeFactory.instance.objectNode();
+        v.put("grade", grade);
+        if (doc.has("unit")) v.set("unit", doc.get("unit"));
+        if (doc.has("bucket")) v.set("bucket", doc.get("bucket"));
+        if (aggregate.isObject()) {
+            for (String f : List.of("sum", "count", "min", "max")) {
+                if (aggregate.has(f)) v.set(f, aggregate.get(f));
+            }
+        }
+        if (aggregate.has("count")) v.set("ver", aggregate.get("count"));
+        return v;
+    }
+
+    /**
+     * A document holding grades of {@code rules} must have the longest retention among them as its ttl (absent when
+     * none has one). Not checked when no rule is known: its grades are all extra, reported as such.
+     */
+    private void ttl(String docKey, Set<String> rules, JsonNode doc, List<Difference> out) {
+        boolean known = false;
+        Integer max = null;
+        for (String r : rules) {
+            if (!ruleTtl.containsKey(r)) continue;
+            known = true;
+            Integer ttl = ruleTtl.get(r);
+            if (ttl != null && (max == null || ttl > max)) max = ttl;
+        }
+        if (known) number(docKey, Field.TTL, max == null ? null : BigDecimal.valueOf(max), doc, out);
+    }
+
+    private static BigDecimal pageNumber(String s) {
+        try {
+            return new BigDecimal(s);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static Iterable<Map.Entry<String, JsonNode>> fields(JsonNode n) {
+        return n.isObject() ? n::fields : List.of();
     }
 
     private static void compare(String key, BucketDocument want, JsonNode have, List<Difference> out) {
@@ -211,7 +367,6 @@ public final class GroundTruthJudge {
         number(key, Field.MIN, want.min(), have, out);
         number(key, Field.MAX, want.max(), have, out);
         number(key, Field.VER, BigDecimal.valueOf(want.ver()), have, out);
-        number(key, Field.TTL, want.ttl() == null ? null : BigDecimal.valueOf(want.ttl()), have, out);
     }
 
     private static void text(String key, Field f, String want, JsonNode doc, List<Difference> out) {
@@ -358,10 +513,12 @@ public final class GroundTruthJudge {
      * @param source         what was expected ("ground truth", "expected documents")
      * @param expected       how many documents were expected
      * @param stored         how many the container held (0 when it could not be read)
-     * @param missing        keys ({@code pk|id}) expected but not stored, sorted
-     * @param extra          keys stored but not expected, sorted (ignored domains left out)
-     * @param differences    every differing field of every stored expected bucket, sorted by key
-     * @param wrongBuckets   how many stored expected buckets have at least one difference
+     * @param missing        grade bucket keys ({@code pk|grade|unit|bucketIndex}) expected but not stored, sorted
+     * @param extra          grade bucket keys stored but not expected, and {@code pk|id} of stored documents that are no
+     *                       entity bucket, sorted (ignored domains left out)
+     * @param differences    every differing field of every stored expected grade bucket and of every stored document,
+     *                       sorted by key
+     * @param wrongBuckets   how many grade buckets and documents have at least one difference
      * @param extraIgnored   the ignored domains, or null
      * @param readError      why the container could not be read, or null
      * @param attempts       read attempts this verdict took

@@ -2,6 +2,7 @@ package io.tally.testsupport.truth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.azure.cosmos.CosmosException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tally.loadgen.rules.RuleSet;
 import io.tally.loadgen.truth.GroundTruth;
 import io.tally.model.BucketDocument;
+import io.tally.model.EntityBucketLayout;
 import io.tally.schemas.avro.TransactionEvent;
 import io.tally.testsupport.truth.GroundTruthJudge.Difference;
 import io.tally.testsupport.truth.GroundTruthJudge.Field;
@@ -21,6 +23,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -48,6 +51,9 @@ class GroundTruthJudgeTest {
     // 2026-03-05T10:20:00Z: hour index 492_418, day index 20_517.
     private static final Instant T = Instant.parse("2026-03-05T10:20:00Z");
     private static final String HOUR = "d|c1|spend|hour|492418", DAY = "d|c1|spend-sku:s1|day|20517";
+    /** The entity buckets (documents) holding them. */
+    private static final String HOUR_DOC = "d|c1|hour|492418", DAY_DOC = "d|c1|day|20517";
+    private static final int SKUS = EntityBucketLayout.MAX_INLINE_QUALIFIER_VALUES + 6;
 
     /** Two events of customer c1 (12.3400 and 0.66): one hour bucket of `spend`, one day bucket of `spend-sku:s1`. */
     private static GroundTruth truth() {
@@ -59,22 +65,246 @@ class GroundTruthJudgeTest {
     }
 
     private static TransactionEvent event(String id, String amount) {
-        return new TransactionEvent(id, T, "d", "c1", null, null, "s1", "m", "WEB", new BigDecimal(amount), "EUR", "APPROVED", Map.of());
+        return event(id, amount, "s1");
+    }
+
+    private static TransactionEvent event(String id, String amount, String sku) {
+        return new TransactionEvent(id, T, "d", "c1", null, null, sku, "m", "WEB", new BigDecimal(amount), "EUR", "APPROVED", Map.of());
     }
 
     /** The documents the pipeline writes for {@link #truth()}, numbers as Cosmos returns them (doubles). */
     private static List<JsonNode> correct() throws Exception {
         return new ArrayList<>(List.of(
                 JSON.readTree("""
-                        {"pk":"d|c1","id":"spend|hour|492418","grade":"spend","unit":"hour","bucket":"2026-03-05T10:00:00Z",
-                         "sum":13.0,"count":2,"max":12.34,"ver":2,"ttl":172800,"updatedAt":"2026-03-05T10:20:01Z","_etag":"x"}"""),
+                        {"pk":"d|c1","id":"hour|492418","unit":"hour","bucket":"2026-03-05T10:00:00Z","ver":2,"ttl":172800,
+                         "updatedAt":"2026-03-05T10:20:01Z","_etag":"x",
+                         "grades":{"spend":{"sum":13.0,"count":2,"max":12.34}},"qualified":{},"spilled":{}}"""),
                 JSON.readTree("""
-                        {"pk":"d|c1","id":"spend-sku:s1|day|20517","grade":"spend-sku:s1","unit":"day","bucket":"2026-03-05T00:00:00Z",
-                         "sum":13,"count":2,"min":0.66,"max":12.34,"ver":2,"ttl":3024000,"updatedAt":"2026-03-05T10:20:01Z"}""")));
+                        {"pk":"d|c1","id":"day|20517","unit":"day","bucket":"2026-03-05T00:00:00Z","ver":2,"ttl":3024000,
+                         "updatedAt":"2026-03-05T10:20:01Z","grades":{},
+                         "qualified":{"spend-sku":{"s1":{"sum":13,"count":2,"min":0.66,"max":12.34}}},"spilled":{}}""")));
     }
 
     private static ObjectNode doc(List<JsonNode> docs, int i) {
         return (ObjectNode) docs.get(i);
+    }
+
+    /** The hour document's one grade, `spend`. */
+    private static ObjectNode spend(List<JsonNode> docs) {
+        return (ObjectNode) docs.get(0).path("grades").path("spend");
+    }
+
+    /** The day document's one qualified value, `spend-sku:s1`. */
+    private static ObjectNode s1(List<JsonNode> docs) {
+        return (ObjectNode) docs.get(1).path("qualified").path("spend-sku").path("s1");
+    }
+
+    // --- a hot customer: more SKUs in a day than a main document keeps inline ---
+
+    private static String sku(int i) {
+        return "sku-" + i;
+    }
+
+    /** One event of 1.00 for each of {@link #SKUS} SKUs, all in one hour. */
+    private static GroundTruth hotTruth() {
+        GroundTruth t = new GroundTruth(RULES, Duration.ofMinutes(5));
+        for (int i = 0; i < SKUS; i++) t.onEvent(event("h" + i, "1.00", sku(i)), T);
+        return t;
+    }
+
+    private static ObjectNode value() {
+        return JSON.createObjectNode().put("sum", 1.0).put("count", 1).put("min", 1.0).put("max", 1.0);
+    }
+
+    private static ObjectNode entity(String id, long ver, int ttl) {
+        ObjectNode d = JSON.createObjectNode().put("pk", "d|c1").put("id", id).put("unit", id.startsWith("day") ? "day" : "hour")
+                .put("bucket", id.startsWith("day") ? "2026-03-05T00:00:00Z" : "2026-03-05T10:00:00Z").put("ver", ver).put("ttl", ttl);
+        d.putObject("grades");
+        d.putObject("qualified");
+        d.putObject("spilled");
+        return d;
+    }
+
+    private static int pageOf(String sku) {
+        return EntityBucketLayout.pageOf(sku, EntityBucketLayout.SPILL_PAGES);
+    }
+
+    private static String pageId(int page) {
+        return "day|20517|spend-sku|" + page;
+    }
+
+    /**
+     * What the pipeline writes for {@link #hotTruth()}, built by hand: the hour document, the day's main document that
+     * names `spend-sku` spilled (its ver counts every event), and one page per hash value holding its SKUs.
+     */
+    private static Map<String, ObjectNode> spilled() {
+        Map<String, ObjectNode> docs = new TreeMap<>();
+        ObjectNode hour = entity("hour|492418", SKUS, 172_800);
+        ((ObjectNode) hour.get("grades")).putObject("spend").put("sum", (double) SKUS).put("count", SKUS).put("max", 1.0);
+        docs.put(hour.get("id").asText(), hour);
+        ObjectNode day = entity("day|20517", SKUS, 3_024_000);
+        ((ObjectNode) day.get("spilled")).put("spend-sku", EntityBucketLayout.SPILL_PAGES);
+        docs.put(day.get("id").asText(), day);
+        for (int i = 0; i < SKUS; i++) {
+            ObjectNode page = docs.computeIfAbsent(pageId(pageOf(sku(i))), id -> {
+                ObjectNode p = entity(id, 0, 3_024_000).put("rule", "spend-sku").put("page", Integer.parseInt(id.substring(id.lastIndexOf('|') + 1)));
+                ((ObjectNode) p.get("qualified")).putObject("spend-sku");
+                return p;
+            });
+            ((ObjectNode) page.get("qualified").get("spend-sku")).set(sku(i), value());
+            page.put("ver", page.get("ver").asLong() + 1);
+        }
+        return docs;
+    }
+
+    /** Puts SKU {@code sku}'s value on spill page {@code page}, or takes it off; the page's ver follows. */
+    private static void onPage(Map<String, ObjectNode> docs, int page, int sku, boolean put) {
+        ObjectNode p = docs.get(pageId(page));
+        ObjectNode values = (ObjectNode) p.get("qualified").get("spend-sku");
+        if (put) {
+            values.set(sku(sku), value());
+        } else {
+            values.remove(sku(sku));
+        }
+        p.put("ver", p.get("ver").asLong() + (put ? 1 : -1));
+    }
+
+    /** The key (pk|id) of spill page {@code page}. */
+    private static String pageKey(int page) {
+        return "d|c1|" + pageId(page);
+    }
+
+    private static Verdict judgeHot(Map<String, ObjectNode> docs) {
+        return GroundTruthJudge.of(hotTruth()).judge(new ArrayList<>(docs.values()));
+    }
+
+    private static String key(int sku) {
+        return "d|c1|spend-sku:" + sku(sku) + "|day|20517";
+    }
+
+    @Test
+    void aSpilledRulesValuesAreFoundOnTheirPagesAndCountedByTheMainDocument() {
+        Map<String, ObjectNode> docs = spilled();
+        assertThat(docs.keySet()).as("the test's own layout: SKUs over several pages").hasSizeGreaterThan(4);
+        Verdict v = judgeHot(docs);
+        assertThat(v.outcome()).as(v.toString()).isEqualTo(Outcome.EQUAL);
+        assertThat(v.expected()).isEqualTo(SKUS + 1);
+        assertThat(v.stored()).isEqualTo(docs.size());
+    }
+
+    @Test
+    void aValueBothInlineAndOnItsPageCountsTwiceAndIsWrong() {
+        Map<String, ObjectNode> docs = spilled();
+        ObjectNode day = docs.get("day|20517");
+        ((ObjectNode) day.get("qualified")).putObject("spend-sku").set(sku(3), value());
+        day.put("ver", SKUS + 1);
+        Verdict v = judgeHot(docs);
+        assertThat(v.outcome()).isEqualTo(Outcome.WRONG);
+        assertThat(v.differences()).containsExactly(new Difference(key(3), Field.DOCUMENT,
+                "once, in " + pageKey(pageOf(sku(3))), DAY_DOC + " and " + pageKey(pageOf(sku(3)))));
+        assertThat(v.missing()).isEmpty();
+        assertThat(v.extra()).isEmpty();
+    }
+
+    @Test
+    void aValueOnTwoPagesCountsTwiceAndTheMainDocumentsVerDisagrees() {
+        Map<String, ObjectNode> docs = spilled();
+        int home = pageOf(sku(5));
+        int other = (home + 1) % EntityBucketLayout.SPILL_PAGES;
+        onPage(docs, other, 5, true);
+        Verdict v = judgeHot(docs);
+        assertThat(v.differences()).containsExactly(
+                new Difference(DAY_DOC, Field.VER, String.valueOf(SKUS + 1), String.valueOf(SKUS)),
+                new Difference(key(5), Field.DOCUMENT, "once, in " + pageKey(home),
+                        pageKey(home) + " and " + pageKey(other)));
+        assertThat(v.wrongBuckets()).isEqualTo(2);
+    }
+
+    @Test
+    void aValueOnAPageItsHashDoesNotNameIsMisplaced() {
+        Map<String, ObjectNode> docs = spilled();
+        int home = pageOf(sku(7));
+        int other = (home + 1) % EntityBucketLayout.SPILL_PAGES;
+        onPage(docs, home, 7, false);
+        onPage(docs, other, 7, true);
+        Verdict v = judgeHot(docs);
+        assertThat(v.differences()).containsExactly(new Difference(key(7), Field.DOCUMENT, "once, in " + pageKey(home),
+                pageKey(other)));
+    }
+
+    @Test
+    void aRuleTheMainDocumentNamesSpilledHasNoInlineValues() {
+        Map<String, ObjectNode> docs = spilled();
+        docs.keySet().removeIf(id -> id.contains("|spend-sku|"));
+        ObjectNode inline = ((ObjectNode) docs.get("day|20517").get("qualified")).putObject("spend-sku");
+        for (int i = 0; i < SKUS; i++) inline.set(sku(i), value());
+        Verdict v = judgeHot(docs);
+        assertThat(v.differences()).hasSize(SKUS).allSatisfy(d -> assertThat(d.field()).isEqualTo(Field.DOCUMENT))
+                .allSatisfy(d -> assertThat(d.actual()).isEqualTo(DAY_DOC));
+    }
+
+    @Test
+    void pagesOfARuleTheMainDocumentDoesNotNameSpilledAreMisplaced() {
+        Map<String, ObjectNode> docs = spilled();
+        ((ObjectNode) docs.get("day|20517").get("spilled")).removeAll();
+        Verdict v = judgeHot(docs);
+        assertThat(v.differences()).filteredOn(d -> d.field() == Field.DOCUMENT).hasSize(SKUS)
+                .allSatisfy(d -> assertThat(d.expected()).isEqualTo("once, in " + DAY_DOC));
+        assertThat(v.differences()).as("its pages' events are none of the main document's")
+                .contains(new Difference(DAY_DOC, Field.VER, "0", String.valueOf(SKUS)));
+    }
+
+    @Test
+    void aWrongVerOfAMainDocumentOrAPageIsReportedOnThatDocument() {
+        Map<String, ObjectNode> docs = spilled();
+        docs.get("day|20517").put("ver", SKUS - 1);
+        ObjectNode page = docs.get(pageId(pageOf(sku(0))));
+        long pageVer = page.get("ver").asLong();
+        page.put("ver", pageVer + 2);
+        Verdict v = judgeHot(docs);
+        assertThat(v.differences()).containsExactly(
+                new Difference(DAY_DOC, Field.VER, String.valueOf(SKUS), String.valueOf(SKUS - 1)),
+                new Difference(pageKey(pageOf(sku(0))), Field.VER, String.valueOf(pageVer), String.valueOf(pageVer + 2)));
+        assertThat(v.summary()).contains("0 missing, 2 wrong, 0 extra");
+    }
+
+    @Test
+    void aMissingPageLosesItsValues() {
+        Map<String, ObjectNode> docs = spilled();
+        ObjectNode page = docs.remove(pageId(pageOf(sku(0))));
+        Verdict v = judgeHot(docs);
+        assertThat(v.missing()).hasSize(page.get("qualified").get("spend-sku").size()).contains(key(0));
+        assertThat(v.differences()).extracting(Difference::key, Difference::field).containsExactly(tuple(DAY_DOC, Field.VER));
+    }
+
+    @Test
+    void aDocumentsTtlIsTheLongestRetentionOfTheGradesItHoldsSpilledOnesIncluded() throws Exception {
+        Map<String, ObjectNode> docs = spilled();
+        ObjectNode day = docs.get("day|20517");
+        day.put("ttl", 172_800);
+        docs.get(pageId(pageOf(sku(0)))).put("ttl", 3_024_001);
+        Verdict v = judgeHot(docs);
+        assertThat(v.differences()).containsExactly(
+                new Difference(DAY_DOC, Field.TTL, "3024000", "172800"),
+                new Difference(pageKey(pageOf(sku(0))), Field.TTL, "3024000", "3024001"));
+
+        List<JsonNode> both = correct(); // one document holding a 48 h and a 35 d rule: 35 d
+        ObjectNode hour = doc(both, 0);
+        ((ObjectNode) hour.get("qualified")).putObject("spend-sku").set("s9", value());
+        hour.put("ver", 3);
+        GroundTruthJudge judge = GroundTruthJudge.of(truth());
+        assertThat(judge.judge(both).differences()).contains(new Difference(HOUR_DOC, Field.TTL, "3024000", "172800"));
+        hour.put("ttl", 3_024_000);
+        assertThat(judge.judge(both).differences()).isEmpty();
+        assertThat(judge.judge(both).extra()).containsExactly("d|c1|spend-sku:s9|hour|492418");
+    }
+
+    @Test
+    void aSpillPagesRuleAndPageFieldsMatchItsId() {
+        Map<String, ObjectNode> docs = spilled();
+        ObjectNode page = docs.get(pageId(pageOf(sku(0))));
+        page.put("rule", "spend").put("page", 99);
+        assertThat(judgeHot(docs).differences()).extracting(Difference::field).containsExactly(Field.RULE, Field.PAGE);
     }
 
     @Test
@@ -107,30 +337,45 @@ class GroundTruthJudgeTest {
     @Test
     void everyFieldIsCompared() throws Exception {
         GroundTruthJudge judge = GroundTruthJudge.of(truth());
-        Map<String, Object> wrongValues = Map.of("grade", "spend-x", "unit", "day", "bucket", "2026-03-05T11:00:00Z", "sum", 13.01,
-                "count", 3, "max", 12.35, "ver", 3, "ttl", 86_400);
-        for (Map.Entry<String, Object> f : wrongValues.entrySet()) {
+        // the document's own fields, and its grade's: each wrong value is one difference, of the grade or of the document
+        Map<String, Object> documentFields = Map.of("unit", "day", "bucket", "2026-03-05T11:00:00Z", "ver", 3, "ttl", 86_400);
+        Map<String, Object> gradeFields = Map.of("sum", 13.01, "max", 12.35);
+        for (Map.Entry<String, Object> f : documentFields.entrySet()) {
             List<JsonNode> docs = correct();
             doc(docs, 0).set(f.getKey(), JSON.valueToTree(f.getValue()));
             Verdict v = judge.judge(docs);
             assertThat(v.outcome()).as(f.getKey()).isEqualTo(Outcome.WRONG);
             assertThat(v.differences()).as(f.getKey()).singleElement()
                     .satisfies(d -> assertThat(d.field().json()).isEqualTo(f.getKey()))
-                    .satisfies(d -> assertThat(d.key()).isEqualTo(HOUR));
+                    .satisfies(d -> assertThat(d.key()).isEqualTo(f.getKey().equals("ver") || f.getKey().equals("ttl") ? HOUR_DOC : HOUR));
             assertThat(v.wrongBuckets()).isEqualTo(1);
         }
+        for (Map.Entry<String, Object> f : gradeFields.entrySet()) {
+            List<JsonNode> docs = correct();
+            spend(docs).set(f.getKey(), JSON.valueToTree(f.getValue()));
+            assertThat(judge.judge(docs).differences()).as(f.getKey()).singleElement()
+                    .satisfies(d -> assertThat(d.field().json()).isEqualTo(f.getKey()))
+                    .satisfies(d -> assertThat(d.key()).isEqualTo(HOUR));
+        }
+        List<JsonNode> docs = correct();
+        spend(docs).put("count", 3);
+        assertThat(judge.judge(docs).differences()).as("a grade's count is its ver, and its document's ver counts it").containsExactly(
+                new Difference(HOUR_DOC, Field.VER, "3", "2"),
+                new Difference(HOUR, Field.COUNT, "2", "3"),
+                new Difference(HOUR, Field.VER, "2", "3"));
     }
 
     @Test
     void anAggregationTheRuleDoesNotListMustBeAbsentAndOneItListsPresent() throws Exception {
         List<JsonNode> docs = correct();
-        doc(docs, 0).put("min", 0.66);
-        doc(docs, 1).remove("min");
-        doc(docs, 1).put("count", "2");
+        spend(docs).put("min", 0.66);
+        s1(docs).remove("min");
+        s1(docs).put("count", "2");
         Verdict v = GroundTruthJudge.of(truth()).judge(docs);
         assertThat(v.differences()).containsExactly(
                 new Difference(DAY, Field.COUNT, "2", "2"), // text, not a number
                 new Difference(DAY, Field.MIN, "0.66", "absent"),
+                new Difference(DAY, Field.VER, "2", "2"),
                 new Difference(HOUR, Field.MIN, "absent", "0.66"));
         assertThat(v.wrongBuckets()).isEqualTo(2);
         assertThat(v.toString()).contains(HOUR + " min: expected absent, stored 0.66");
@@ -139,8 +384,8 @@ class GroundTruthJudgeTest {
     @Test
     void anAggregationTheRuleDoesNotListIsLeftOutNotNull() throws Exception {
         List<JsonNode> docs = correct();
-        doc(docs, 0).putNull("min");
-        doc(docs, 1).putNull("min");
+        spend(docs).putNull("min");
+        s1(docs).putNull("min");
         Verdict v = GroundTruthJudge.of(truth()).judge(docs);
         assertThat(v.differences()).containsExactly(
                 new Difference(DAY, Field.MIN, "0.66", "null"),
@@ -151,7 +396,7 @@ class GroundTruthJudgeTest {
     void missingAndExtraDocumentsAreReportedByKey() throws Exception {
         List<JsonNode> docs = correct();
         docs.remove(1);
-        docs.add(JSON.readTree("{\"pk\":\"d|c9\",\"id\":\"spend|hour|1\",\"count\":1}"));
+        docs.add(JSON.readTree("{\"pk\":\"d|c9\",\"id\":\"hour|1\",\"ver\":1,\"ttl\":172800,\"grades\":{\"spend\":{\"count\":1}}}"));
         Verdict v = GroundTruthJudge.of(truth()).judge(docs);
         assertThat(v.outcome()).isEqualTo(Outcome.WRONG);
         assertThat(v.missing()).containsExactly(DAY);
@@ -165,12 +410,13 @@ class GroundTruthJudgeTest {
     @Test
     void anIgnoredDomainsExtraDocumentsAreNotCountedButItsExpectedOnesAre() throws Exception {
         List<JsonNode> docs = correct();
-        docs.add(JSON.readTree("{\"pk\":\"probe|p1\",\"id\":\"spend|hour|1\",\"count\":1}"));
+        docs.add(JSON.readTree("{\"pk\":\"probe|p1\",\"id\":\"hour|1\",\"ver\":1,\"ttl\":172800,\"grades\":{\"spend\":{\"count\":1}}}"));
         assertThat(GroundTruthJudge.of(truth()).judge(docs).extra()).containsExactly("probe|p1|spend|hour|1");
         assertThat(GroundTruthJudge.of(truth()).ignoringExtraInDomain("probe").judge(docs).equal()).isTrue();
-        doc(docs, 0).put("count", 5);
+        spend(docs).put("count", 5);
         assertThat(GroundTruthJudge.of(truth()).ignoringExtraInDomain("d").judge(docs).differences())
-                .extracting(Difference::field).containsExactly(Field.COUNT);
+                .extracting(Difference::key, Difference::field)
+                .containsExactly(tuple(HOUR_DOC, Field.VER), tuple(HOUR, Field.COUNT), tuple(HOUR, Field.VER));
     }
 
     @Test
@@ -187,15 +433,17 @@ class GroundTruthJudgeTest {
         BucketDocument precise = new BucketDocument("p", "g|hour|1", "g", "hour", "1970-01-01T01:00:00Z",
                 new BigDecimal("123456789.123456789"), 1, null, null, 1, null, null);
         GroundTruthJudge judge = GroundTruthJudge.ofDocuments(List.of(precise));
-        JsonNode asStored = JSON.readTree("{\"pk\":\"p\",\"id\":\"g|hour|1\",\"grade\":\"g\",\"unit\":\"hour\","
-                + "\"bucket\":\"1970-01-01T01:00:00Z\",\"sum\":123456789.123456789,\"count\":1,\"ver\":1}");
-        assertThat(asStored.get("sum").isDouble()).isTrue();
+        JsonNode asStored = JSON.readTree("{\"pk\":\"p\",\"id\":\"hour|1\",\"unit\":\"hour\",\"bucket\":\"1970-01-01T01:00:00Z\","
+                + "\"ver\":1,\"grades\":{\"g\":{\"sum\":123456789.123456789,\"count\":1}}}");
+        ObjectNode g = (ObjectNode) asStored.get("grades").get("g");
+        assertThat(g.get("sum").isDouble()).isTrue();
         assertThat(judge.judge(List.of(asStored)).equal()).isTrue();
-        ((ObjectNode) asStored).put("sum", 123456789.12345);
+        g.put("sum", 123456789.12345);
         assertThat(judge.judge(List.of(asStored)).differences()).extracting(Difference::field).containsExactly(Field.SUM);
-        ((ObjectNode) asStored).put("sum", 123456789.123456789).put("ttl", 60);
+        g.put("sum", 123456789.123456789);
+        ((ObjectNode) asStored).put("ttl", 60);
         assertThat(judge.judge(List.of(asStored)).differences()).as("no ttl expected")
-                .containsExactly(new Difference("p|g|hour|1", Field.TTL, "absent", "60"));
+                .containsExactly(new Difference("p|hour|1", Field.TTL, "absent", "60"));
     }
 
     @Test

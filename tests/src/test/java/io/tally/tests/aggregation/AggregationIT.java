@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.ingest.Main;
 import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
-import io.tally.ingest.topology.BucketDocumentSerde;
 import io.tally.schemas.DeadLetters;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.loadgen.Loadgen;
@@ -33,7 +32,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -166,11 +164,7 @@ class AggregationIT {
     }
 
     private static void assertMatchesTruth(TestKafka kafka, Topics.Names topics, JsonNode truth) throws Exception {
-        Map<String, BucketDocument> latest = new HashMap<>();
-        for (ConsumerRecord<String, BucketDocument> r : TestKafka.readCommitted(kafka.bootstrapServers(), topics.bucketUpdates(), new StringDeserializer(),
-                BucketDocumentSerde.serde().deserializer())) {
-            latest.merge(r.key(), r.value(), (a, b) -> b.ver() > a.ver() ? b : a);
-        }
+        Map<String, BucketDocument> latest = GradeBuckets.latestOn(kafka.bootstrapServers(), topics.bucketUpdates());
         Map<String, JsonNode> expected = new HashMap<>();
         truth.get("buckets").fields().forEachRemaining(pk -> pk.getValue().fields()
                 .forEachRemaining(id -> expected.put(pk.getKey() + "|" + id.getKey(), id.getValue())));

@@ -7,6 +7,7 @@ import io.tally.schemas.DeadLetters;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.ingest.topology.TopologySettings;
 import io.tally.model.BucketDocument;
+import io.tally.model.EntityBucket;
 import io.tally.model.TimeUnit;
 import io.tally.schemas.Topics;
 import io.tally.schemas.avro.TransactionEvent;
@@ -33,7 +34,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
-import io.tally.ingest.topology.BucketDocumentSerde;
 import io.tally.testsupport.kafka.TestKafka;
 import java.nio.file.Path;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -42,7 +42,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.io.TempDir;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -103,7 +102,7 @@ class InputFuzzIT {
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
         List<String> crashes = new ArrayList<>();
         Map<Long, TestRecord<byte[], byte[]>> dlqByOffset = new HashMap<>();
-        Map<String, BucketDocument> buckets = new HashMap<>();
+        Map<String, BucketDocument> buckets;
         try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), p, now)) {
             TestInputTopic<byte[], byte[]> input = driver.createInputTopic(topics.transactions(), new ByteArraySerializer(), new ByteArraySerializer());
             for (int offset = 0; offset < sent.size(); offset++) {
@@ -116,10 +115,12 @@ class InputFuzzIT {
             }
             driver.createOutputTopic(topics.transactionsDlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer())
                     .readRecordsToList().forEach(r -> dlqByOffset.put(Long.parseLong(header(r.headers(), DeadLetters.SOURCE_OFFSET)), r));
-            KeyValueStore<String, BucketDocument> store = driver.getKeyValueStore(TallyTopology.BUCKET_STORE);
+            KeyValueStore<String, EntityBucket> store = driver.getKeyValueStore(TallyTopology.BUCKET_STORE);
+            List<EntityBucket> documents = new ArrayList<>();
             try (var all = store.all()) {
-                all.forEachRemaining(kv -> buckets.put(kv.key, kv.value));
+                all.forEachRemaining(kv -> documents.add(kv.value));
             }
+            buckets = GradeBuckets.of(documents);
         }
         assertThat(crashes).as("records that made the topology throw (seed %d)", seed).isEmpty();
 
@@ -169,12 +170,7 @@ class InputFuzzIT {
             dead.put(d.sourcePartition() + ":" + d.sourceOffset(), d);
         }
         assertOutcomes("broker", seed, topics, byPosition, dead);
-        Map<String, BucketDocument> latest = new HashMap<>();
-        for (ConsumerRecord<String, BucketDocument> r : TestKafka.readCommitted(kafka.bootstrapServers(), topics.bucketUpdates(),
-                new StringDeserializer(), BucketDocumentSerde.serde().deserializer())) {
-            latest.merge(r.key(), r.value(), (a, b) -> b.ver() > a.ver() ? b : a);
-        }
-        assertGoodBuckets(good, latest);
+        assertGoodBuckets(good, GradeBuckets.latestOn(kafka.bootstrapServers(), topics.bucketUpdates()));
     }
 
     /** A record of the input DLQ: its reason, message, source coordinates (headers) and value. */
@@ -291,7 +287,7 @@ class InputFuzzIT {
         return out;
     }
 
-    /** The spend-per-customer hour buckets the good events make, keyed as the bucket store keys them. */
+    /** The spend-per-customer hour buckets the good events make, keyed {@code pk|grade|unit|bucketIndex}. */
     private static Map<String, BucketDocument> expectedHourBuckets(List<TransactionEvent> good) {
         Map<String, BucketDocument> out = new HashMap<>();
         for (TransactionEvent e : good) {

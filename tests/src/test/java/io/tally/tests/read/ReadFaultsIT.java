@@ -118,7 +118,8 @@ class ReadFaultsIT {
 
     @Test
     void slowFeatureVectorIs504() {
-        inject(Fault.delay(1500).kind("query").count(1));
+        // The feature vector is point reads of the entity's documents (one per unit), no longer a query.
+        inject(Fault.delay(1500).kind("read").count(1));
         assertProblem(f.get("/v1/features/" + enc(PK)), 504, "did not answer in time");
     }
 

@@ -9,9 +9,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.model.BucketDocument;
 import io.tally.model.BucketKey;
+import io.tally.model.EntityBucketJson;
 import io.tally.model.TimeUnit;
 import io.tally.read.ReadMain;
 import io.tally.read.ReadSettings;
+import io.tally.testsupport.cosmos.EntityBuckets;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import java.math.BigDecimal;
 import java.net.URI;
@@ -30,7 +32,8 @@ import java.util.UUID;
 
 /**
  * A read-service on a private database of the local Cosmos endpoint, with documents written straight
- * into the container (no ingest-app): the tests know exactly what is stored.
+ * into the container (no ingest-app): the tests know exactly what is stored. Tests speak in grade buckets, as the
+ * read API answers; the container holds them as entity buckets.
  */
 final class ReadServiceFixture implements AutoCloseable {
     static final ObjectMapper JSON = new ObjectMapper();
@@ -58,17 +61,23 @@ final class ReadServiceFixture implements AutoCloseable {
         return "/dbs/" + database + "/colls/buckets";
     }
 
+    /** 35 days, the default rules' longest retention: a seeded document outlives any test. */
+    static final int TTL_SECONDS = 3_024_000;
+
+    /** One grade bucket as the read API answers it (ver = its count); {@link #write} stores it in its entity bucket. */
     static BucketDocument bucket(String domain, String entity, String grade, TimeUnit unit, long index,
                                  String sum, long count, String min, String max) {
         BucketKey key = new BucketKey(domain, entity, grade, unit, index);
         return new BucketDocument(key.pk(), key.id(), grade, unit.code(), unit.bucketStart(index).toString(),
                 new BigDecimal(sum), count, min == null ? null : new BigDecimal(min), max == null ? null : new BigDecimal(max),
-                1, null, Instant.now().toString());
+                count, TTL_SECONDS, Instant.now().toString());
     }
 
-    void write(List<BucketDocument> docs) {
+    /** Stores {@code grades} as the entity bucket documents the pipeline would have written for them. */
+    void write(List<BucketDocument> grades) {
         List<CosmosItemOperation> ops = new ArrayList<>();
-        docs.forEach(d -> ops.add(CosmosBulkOperations.getUpsertItemOperation(d, new PartitionKey(d.pk()))));
+        EntityBuckets.of(grades).forEach(d -> ops.add(CosmosBulkOperations.getUpsertItemOperation(EntityBucketJson.tree(d),
+                new PartitionKey(d.pk()))));
         container.executeBulkOperations(reactor.core.publisher.Flux.fromIterable(ops))
                 .doOnNext(r -> {
                     if (r.getException() != null) throw new IllegalStateException("write failed", r.getException());

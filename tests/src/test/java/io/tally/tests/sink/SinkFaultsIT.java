@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.search.Search;
 import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.sink.SinkMetrics;
-import io.tally.model.BucketDocument;
+import io.tally.model.Aggregate;
+import io.tally.model.EntityBucket;
+import io.tally.model.EntityBucketJson;
+import io.tally.model.TimeUnit;
 import io.tally.schemas.DeadLetters;
 import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.CosmosControl;
@@ -175,22 +178,23 @@ class SinkFaultsIT {
     void aPoisonDocumentGoesToTheDlqAndEverythingElseIsWritten(TestKafka kafka, LocalCosmos cosmos) throws Exception {
         try (SinkRun run = new SinkRun(kafka, cosmos, "poison"); IngestApp sink = new IngestApp(run.settings())) {
             run.produce(200, 1, 1);
-            BucketDocument bad = new BucketDocument("sinkit|bad", "spend|hour|1", "spend", "hour", "2026-11-21T00:00:00Z",
-                    BigDecimal.ONE, 1, BigDecimal.ONE, BigDecimal.ONE, 1, 0, "2026-11-21T00:00:00Z"); // ttl 0: Cosmos answers 400
-            run.sendRaw("sinkit|bad|spend|hour|1", SinkRun.bytes(bad));
-            run.sendRaw("sinkit|junk|spend|hour|1", "{not json".getBytes(StandardCharsets.UTF_8));
+            EntityBucket bad = EntityBucket.main("sinkit|bad", TimeUnit.HOUR, 1, "2026-11-21T00:00:00Z");
+            bad.addGrade("spend", new Aggregate(BigDecimal.ONE, 1, BigDecimal.ONE, BigDecimal.ONE), 0); // ttl 0: Cosmos answers 400
+            bad.stamp("2026-11-21T00:00:00Z");
+            run.sendRaw("sinkit|bad|hour|1", EntityBucketJson.write(bad));
+            run.sendRaw("sinkit|junk|hour|1", "{not json".getBytes(StandardCharsets.UTF_8));
             run.produce(200, 2, 2);
             sink.start();
             run.awaitAllCorrect(Duration.ofSeconds(40));
 
             List<ConsumerRecord<String, byte[]>> dead = run.deadLetters(2, Duration.ofSeconds(20));
-            assertThat(dead).extracting(ConsumerRecord::key).containsExactlyInAnyOrder("sinkit|bad|spend|hour|1", "sinkit|junk|spend|hour|1");
+            assertThat(dead).extracting(ConsumerRecord::key).containsExactlyInAnyOrder("sinkit|bad|hour|1", "sinkit|junk|hour|1");
             Map<String, ConsumerRecord<String, byte[]>> byKey = dead.stream().collect(Collectors.toMap(ConsumerRecord::key, r -> r));
-            ConsumerRecord<String, byte[]> refused = byKey.get("sinkit|bad|spend|hour|1");
+            ConsumerRecord<String, byte[]> refused = byKey.get("sinkit|bad|hour|1");
             assertThat(header(refused, DeadLetters.REASON)).isEqualTo(DeadLetters.Reason.COSMOS_REFUSED.name());
             assertThat(header(refused, DeadLetters.COSMOS_STATUS)).isEqualTo("400");
             assertThat(header(refused, DeadLetters.MESSAGE)).startsWith("Cosmos answered 400/");
-            ConsumerRecord<String, byte[]> junk = byKey.get("sinkit|junk|spend|hour|1");
+            ConsumerRecord<String, byte[]> junk = byKey.get("sinkit|junk|hour|1");
             assertThat(header(junk, DeadLetters.REASON)).isEqualTo(DeadLetters.Reason.DECODE_FAILED.name());
             assertThat(junk.headers().lastHeader(DeadLetters.COSMOS_STATUS)).as("Cosmos never saw it").isNull();
             assertThat(junk.value()).isEqualTo("{not json".getBytes(StandardCharsets.UTF_8));
@@ -199,7 +203,7 @@ class SinkFaultsIT {
                 assertThat(header(r, DeadLetters.SOURCE_OFFSET)).matches("[0-9]+");
                 assertThat(header(r, DeadLetters.TIME)).isNotBlank();
             });
-            assertThat(run.stored()).doesNotContainKey("sinkit|bad|spend|hour|1");
+            assertThat(run.stored()).doesNotContainKey("sinkit|bad|hour|1");
         }
     }
 
