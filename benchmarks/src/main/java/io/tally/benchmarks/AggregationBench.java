@@ -47,7 +47,9 @@ import org.apache.kafka.streams.kstream.Produced;
  * has committed every input (and repartition) record.
  *
  * <pre>./tally bench aggregation [EVENTS]</pre>
- * (default 300,000 events; writes docs/benchmarks/aggregation.md.)
+ * (default 300,000 events; writes docs/benchmarks/aggregation.md.) The rule count is an axis: after the warm round,
+ * Tally runs once more over the same input under {@link #MANY_RULES} (36 rules, 5 entity fields), and the report
+ * sets the two side by side (-Dbench.many-rules=FILE for another file, =none to skip).
  * Uses KAFKA_BOOTSTRAP_SERVERS when set (for example the local stack's broker), else an in-process broker.
  */
 public final class AggregationBench {
@@ -91,6 +93,7 @@ public final class AggregationBench {
             threadRows.add(tally.thread().row(tally.name(), events));
         }
         double ratio = (events / tally.seconds()) / (events / ceiling.seconds());
+        String ruleCount = ruleCountSection(kafka, registry, topics, prefix, events, tally, rows, threadRows);
         // The knobs between throughput and freshness, each alone against the warm round above (-Dbench.variants=false skips).
         List<String> variants = new ArrayList<>();
         if (Boolean.parseBoolean(System.getProperty("bench.variants", "true"))) {
@@ -169,18 +172,66 @@ public final class AggregationBench {
                 %s
 
                 Tally / ceiling throughput, warm round: **%.2f** (aim: at least 0.33); against a ceiling that also fetches up to
-                8 MB per partition (its row above): %.2f. Bucket updates emitted per input event: %.2f
-                (the default rules fan an event out to 6 buckets; stage 5 emits each changed bucket once per commit
-                interval). Where the time goes, before and after each change: [aggregation-profile.md](aggregation-profile.md).
+                8 MB per partition (its row above): %.2f. Entity bucket updates emitted per input event: %.2f
+                (the default rules fan an event out to 6 grade buckets in 4 entity buckets; stage 5 emits each changed
+                entity bucket once per commit interval). Where the time goes, before and after each change: [aggregation-profile.md](aggregation-profile.md).
+
+                %s
                 """, Instant.now(), Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
                 System.getProperty("java.version"), kafka.origin(), events, String.join("\n", rows), String.join("\n", threadRows),
-                (ceiling.writtenRows(events) + tally.writtenRows(events)).strip(), String.join("\n", variants), ratio, fetchRatio, (double) updates / events);
+                (ceiling.writtenRows(events) + tally.writtenRows(events)).strip(), String.join("\n", variants), ratio, fetchRatio, (double) updates / events,
+                ruleCount);
         System.out.println(report);
         if (out != null) {
             Files.createDirectories(out.toAbsolutePath().getParent());
             Files.writeString(out, report + "\n" + machine.markdown());
         }
         System.exit(0);
+    }
+
+    /** The many-rules file of the rule-count axis, relative to the working directory (./tally runs from the repository). */
+    static final String MANY_RULES = "rules/many-rules.yaml";
+
+    /**
+     * Tally over the same input under the many-rules file, warm, beside the warm default-rules round: how the
+     * aggregation's cost grows with the rule count. Adds its rows to the tables; returns the report's section.
+     */
+    private static String ruleCountSection(TestKafka kafka, String registry, Topics.Names topics, String prefix, int events,
+                                           Result defaultRules, List<String> rows, List<String> threadRows) throws Exception {
+        String file = System.getProperty("bench.many-rules", MANY_RULES);
+        if (file.equals("none")) return "";
+        if (!Files.isRegularFile(Path.of(file))) {
+            return "Rule count: not measured (" + file + " not found; run from the repository's root).";
+        }
+        GradeRules many = GradeRules.load(file);
+        Topics.Names mt = new Topics.Names(topics.transactions(), prefix + "rules.transactions.dlq", prefix + "rules.bucket-updates",
+                prefix + "rules.bucket-updates.dlq");
+        kafka.createTopics(Topics.specs(mt).stream().filter(t -> !t.name().equals(mt.transactions()))
+                .map(t -> TestKafka.topic(t.name(), t.partitions(), t.configs())).toList());
+        Result r = run("tally (warm), " + many.rules().size() + " rules (" + file + ")", kafka, tallyTopology(mt, registry, many),
+                prefix + "rules-tally", 12, List.of(mt.bucketUpdates()), APP_DEFAULTS);
+        rows.add(r.row(events));
+        threadRows.add(r.thread().row(r.name(), events));
+        int defaults = GradeRules.load(GradeRules.BUILTIN_DEFAULT).rules().size();
+        return String.format(Locale.ROOT, """
+                ### Rule count
+
+                The same input, warm, under the default rules (%d) and under `%s` (%d rules), one stream thread each:
+
+                | | %d rules | %d rules | %d / %d |
+                |---|---|---|---|
+                | events/s | %,.0f | %,.0f | %.2f |
+                | CPU µs per event (whole process, broker included) | %.0f | %.0f | %.2f |
+                | entity bucket updates emitted per event (`bucket-updates`) | %.2f | %.2f | %.2f |
+
+                Before entity buckets (one document per grade bucket) the end-to-end run at 36 rules wrote 7.0x the documents
+                per event of the 4 default rules and ran at 0.44x their events/s (the issue's figures, 20,000 events, cold);
+                docs/benchmarks.md has the end-to-end figures of both rule files.""",
+                defaults, file, many.rules().size(), defaults, many.rules().size(), many.rules().size(), defaults,
+                events / defaultRules.seconds(), events / r.seconds(), defaultRules.seconds() / r.seconds(),
+                defaultRules.cpuSeconds() * 1e6 / events, r.cpuSeconds() * 1e6 / events, r.cpuSeconds() / defaultRules.cpuSeconds(),
+                (double) defaultRules.outputRecords() / events, (double) r.outputRecords() / events,
+                (double) r.outputRecords() / defaultRules.outputRecords());
     }
 
     /** ingest-app's own settings where they differ from Kafka Streams' defaults (commit interval: see {@link #run}). */
@@ -195,9 +246,13 @@ public final class AggregationBench {
     }
 
     private static Topology tallyTopology(Topics.Names topics, String registry) {
+        return tallyTopology(topics, registry, GradeRules.load(GradeRules.BUILTIN_DEFAULT));
+    }
+
+    private static Topology tallyTopology(Topics.Names topics, String registry, GradeRules rules) {
         StreamsBuilder b = new StreamsBuilder();
         TallyTopology.build(b, topics, new TopologySettings(Duration.ofDays(7), Duration.ofMinutes(5), Duration.ofDays(35),
-                new BigDecimal("1000000000")), GradeRules.load(GradeRules.BUILTIN_DEFAULT),
+                new BigDecimal("1000000000")), rules,
                 TallyTopology.eventDeserializer(new SchemaRegistryClient(
                         RegistryClientSettings.forUrls(registry).withMissingIdCacheTtl(INGEST_DEFAULTS.missingSchemaIdTtl()))));
         return b.build();

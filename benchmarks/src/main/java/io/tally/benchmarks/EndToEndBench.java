@@ -38,19 +38,28 @@ import java.util.concurrent.Future;
  *       429s, backlog over time, and every bucket compared with loadgen's ground truth at the end;
  *   <li>e. a again on a fresh pipeline in the JVM that ran a to d: the throughput once the JIT has compiled the
  *       hot code, against a's cold start.
+ *   <li>f. the rule count: e again under the many-rules file ({@link AggregationBench#MANY_RULES}, 36 rules over 5
+ *       entity fields): events/s, CPU µs, documents and RU per event, and the RU and latency of a feature-vector read,
+ *       beside e's, with the ratio between the two rule sets.
  * </ol>
  *
- * <pre>./tally bench end-to-end [--quick] [--events=N] [--with=KEY=VALUE...]</pre>
- * (--quick: 20,000 events, for a smoke run of a couple of minutes; --with: an ingest-app setting other than its
- * default, e.g. --with=sink.window.max-documents=40000, named in the report's command line.)
+ * <pre>./tally bench end-to-end [--quick] [--events=N] [--rules=FILE] [--rule-axis=FILE|none] [--with=KEY=VALUE...]</pre>
+ * (--quick: 20,000 events, for a smoke run of a couple of minutes; --rules: the whole run under another rules file
+ * (aggregation, reads and ground truth); --rule-axis: scenario f's rules file; --with: an ingest-app setting other
+ * than its default, e.g. --with=sink.window.max-documents=40000, named in the report's command line.)
  */
 public final class EndToEndBench {
     static final String NAME = "end-to-end";
     private static final int PROBE_PER_SECOND = 20;
     private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
 
+    /** Feature-vector reads per rule set in scenarios e and f: the busiest customers, one read each. */
+    private static final int FEATURE_READS = 200;
+
     private final boolean quick;
     private final long events;
+    private final String rules;
+    private final String ruleAxis;
     private final String[] settings;
     private final TestKafka kafka;
     private final String registry;
@@ -58,9 +67,11 @@ public final class EndToEndBench {
     private final BenchResults results;
     private final ExecutorService background = Executors.newCachedThreadPool();
 
-    private EndToEndBench(boolean quick, long events, String[] settings) {
+    private EndToEndBench(boolean quick, long events, String rules, String ruleAxis, String[] settings) {
         this.quick = quick;
         this.events = events;
+        this.rules = rules;
+        this.ruleAxis = ruleAxis;
         this.settings = settings;
         this.kafka = TestKafka.get();
         this.registry = LocalSchemaRegistry.get().url();
@@ -69,6 +80,8 @@ public final class EndToEndBench {
         BenchRun.begin(NAME).cosmos(cosmos.control());
         this.results = new BenchResults(NAME, "End to end: loadgen -> Kafka -> ingest-app -> Cosmos -> read-service",
                 "./tally bench end-to-end" + (quick ? " --quick" : "") + (events != defaultEvents(quick) ? " --events=" + events : "")
+                        + (rules != null ? " --rules=" + rules : "")
+                        + (!ruleAxis.equals(AggregationBench.MANY_RULES) ? " --rule-axis=" + ruleAxis : "")
                         + Arrays.stream(settings).map(s -> " --with=" + s.substring(2)).collect(java.util.stream.Collectors.joining()));
     }
 
@@ -78,9 +91,12 @@ public final class EndToEndBench {
         long events = Arrays.stream(args).filter(a -> a.startsWith("--events=")).map(a -> Long.parseLong(a.substring(9)))
                 .findFirst().orElse(defaultEvents(quick));
         String[] settings = Arrays.stream(args).filter(a -> a.startsWith("--with=")).map(a -> "--" + a.substring(7)).toArray(String[]::new);
+        String rules = Arrays.stream(args).filter(a -> a.startsWith("--rules=")).map(a -> a.substring(8)).findFirst().orElse(null);
+        String ruleAxis = Arrays.stream(args).filter(a -> a.startsWith("--rule-axis=")).map(a -> a.substring(12)).findFirst()
+                .orElse(AggregationBench.MANY_RULES);
         quietLibraries();
         try {
-            new EndToEndBench(quick, events, settings).run();
+            new EndToEndBench(quick, events, rules, ruleAxis, settings).run();
         } catch (Throwable t) {
             t.printStackTrace();
             System.exit(1);
@@ -107,7 +123,8 @@ public final class EndToEndBench {
             RunOutcome unlimited = throughputAndFreshness();
             naiveComparison(unlimited);
             ruBudget(unlimited);
-            warmThroughput(unlimited);
+            RuleFigures warm = warmThroughput(unlimited);
+            if (!ruleAxis.equals("none")) ruleCount(warm);
         } catch (Exception e) {
             // What was measured before the failure is still worth a look; the note says the run is incomplete.
             results.note("This run stopped early: " + e);
@@ -124,7 +141,7 @@ public final class EndToEndBench {
     /** Scenarios a and b: the burst at unlimited RU, freshness measured all along and for a while after. */
     private RunOutcome throughputAndFreshness() throws Exception {
         progress("a. throughput and b. freshness: %,d events at unlimited RU", events);
-        PipelineRun run = new PipelineRun("a", kafka, registry, cosmos, settings).start();
+        PipelineRun run = new PipelineRun("a", kafka, registry, cosmos, rules, settings).start();
         Measured m = measure(run, "a. throughput (unlimited RU)", "unlimited RU", true);
         double eventsPerSecond = burstFigures("a. throughput", m);
         results.figure("a. throughput", "time until the last bucket is written", m.totals.seconds(), "s")
@@ -188,7 +205,7 @@ public final class EndToEndBench {
         double budget = Math.max(100, Math.round(demand / 2));
         progress("d. RU budget: run a used %,.0f RU/s on average; container set to %,.0f RU/s", demand, budget);
         CosmosControl control = cosmos.control();
-        try (PipelineRun run = new PipelineRun("d", kafka, registry, cosmos, settings).start()) {
+        try (PipelineRun run = new PipelineRun("d", kafka, registry, cosmos, rules, settings).start()) {
             control.setThroughput(run.database, PipelineRun.CONTAINER, budget);
             CosmosControl.Stats before = control.stats();
             double sent0 = run.sinkCounter("tally.sink.operations.sent", null);
@@ -236,9 +253,9 @@ public final class EndToEndBench {
      * whose JIT compilers take a quarter of the machine during its burst (a's CPU by part); a long-running
      * ingest-app has compiled its hot code long before. Run a stays the figure comparable with earlier runs.
      */
-    private void warmThroughput(RunOutcome a) throws Exception {
+    private RuleFigures warmThroughput(RunOutcome a) throws Exception {
         progress("e. throughput, warm JVM: %,d events at unlimited RU on a fresh pipeline", events);
-        try (PipelineRun run = new PipelineRun("e", kafka, registry, cosmos, settings).start()) {
+        try (PipelineRun run = new PipelineRun("e", kafka, registry, cosmos, rules, settings).start()) {
             Measured m = measure(run, "e. throughput, warm JVM (unlimited RU)", "unlimited RU, warm JVM", false);
             double eventsPerSecond = burstFigures("e. throughput, warm JVM", m);
             double cold = a.totals.events() / a.totals.seconds();
@@ -249,7 +266,82 @@ public final class EndToEndBench {
                     + "earlier runs of this benchmark.");
             progress("e: %,.0f events/s end to end, warm JVM (%.2fx the cold run a); %s", eventsPerSecond, eventsPerSecond / cold,
                     m.verdict.summary());
+            return RuleFigures.of(run, m, featureReads(run));
         }
+    }
+
+    /** One rule set's costs in a warm burst (scenarios e and f). */
+    private record RuleFigures(String rulesFile, int rules, double eventsPerSecond, double cpuMicrosPerEvent, double documentsPerEvent,
+                               double ruPerEvent, double featureRu, double featureMs, long differing) {
+        static RuleFigures of(PipelineRun run, Measured m, double[] feature) {
+            double n = m.totals.events();
+            double cores = m.cpu.stream().filter(p -> p.name().equals("this JVM in all") || p.name().startsWith("local Cosmos endpoint"))
+                    .mapToDouble(CpuByPart.Part::cores).sum();
+            return new RuleFigures(run.rulesFile == null ? "default rules" : run.rulesFile, run.rules().rules().size(),
+                    n / m.totals.seconds(), cores * m.totals.seconds() * 1e6 / n, m.totals.documents() / n, m.totals.requestUnits() / n,
+                    feature[0], feature[1], m.verdict.couldNotRead() ? -1 : m.verdict.differing());
+        }
+    }
+
+    /**
+     * Scenario f: scenario e's burst again, warm, under the rule-axis file, and both side by side. Warm against warm, so
+     * neither pays more JIT than the other; run a is the cold figure of the default rules.
+     */
+    private void ruleCount(RuleFigures few) throws Exception {
+        progress("f. rule count: %,d events under %s on a fresh pipeline (warm JVM)", events, ruleAxis);
+        RuleFigures many;
+        try (PipelineRun run = new PipelineRun("f", kafka, registry, cosmos, ruleAxis, settings).start()) {
+            Measured m = measure(run, "f. throughput, warm JVM, " + run.rules().rules().size() + " rules", "unlimited RU, many rules", false);
+            burstFigures("f. throughput, warm JVM, many rules", m);
+            many = RuleFigures.of(run, m, featureReads(run));
+        }
+        String s = "f. rule count";
+        for (RuleFigures r : List.of(few, many)) {
+            String who = " (" + r.rules + " rules)";
+            results.figure(s, "end-to-end throughput" + who, r.eventsPerSecond, "events/s")
+                    .figure(s, "CPU µs per event, this JVM and the Cosmos endpoint" + who, r.cpuMicrosPerEvent, "µs/event")
+                    .figure(s, "documents written per event" + who, r.documentsPerEvent, "docs/event")
+                    .figure(s, "RU per event" + who, r.ruPerEvent, "RU/event")
+                    .figure(s, "RU per feature-vector read" + who, r.featureRu, "RU/request")
+                    .figure(s, "feature-vector read latency, mean" + who, r.featureMs, "ms");
+        }
+        results.figure(s, "ratio, end-to-end throughput", many.eventsPerSecond / few.eventsPerSecond, "x")
+                .figure(s, "ratio, CPU µs per event", many.cpuMicrosPerEvent / few.cpuMicrosPerEvent, "x")
+                .figure(s, "ratio, documents per event", many.documentsPerEvent / few.documentsPerEvent, "x")
+                .figure(s, "ratio, RU per event", many.ruPerEvent / few.ruPerEvent, "x");
+        results.note(String.format(Locale.ROOT, "f: scenario e (%s, %d rules) and the same burst under %s (%d rules), both on a warm JVM. "
+                + "Starting point of the rule-count work (one document per grade bucket, ./tally bench end-to-end --quick, cold, one "
+                + "sitting): 4 rules 515 events/s, 2.15 documents and 12.00 RU per event; 36 rules 229 events/s, 14.96 documents and "
+                + "95.63 RU per event; 36/4: 0.44x the throughput, 8.0x the RU. A feature-vector read is %d reads of read-service's "
+                + "GET /v1/features/{pk} for the busiest customers at the run's last hour, RU from the endpoint's request-charge "
+                + "counter (nothing else runs meanwhile).", few.rulesFile, few.rules, many.rulesFile, many.rules, FEATURE_READS));
+        progress("f: %d rules %,.0f events/s %.2f RU/event %.2f docs/event; %d rules %,.0f events/s %.2f RU/event %.2f docs/event; "
+                        + "throughput %.2fx, RU %.2fx", few.rules, few.eventsPerSecond, few.ruPerEvent, few.documentsPerEvent, many.rules,
+                many.eventsPerSecond, many.ruPerEvent, many.documentsPerEvent, many.eventsPerSecond / few.eventsPerSecond,
+                many.ruPerEvent / few.ruPerEvent);
+    }
+
+    /**
+     * {@link #FEATURE_READS} feature-vector reads through read-service, one after another, for the busiest customers
+     * (loadgen's Zipf puts c-0 first) at an instant inside the run's last hour of events: the mean RU (from the
+     * endpoint's request-charge counter) and the mean latency.
+     */
+    private double[] featureReads(PipelineRun run) throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        String at = java.time.Instant.now().minus(Duration.ofMinutes(30)).toString();
+        CosmosControl.Stats before = cosmos.control().stats();
+        long nanos = 0;
+        for (int i = 0; i < FEATURE_READS; i++) {
+            String pk = java.net.URLEncoder.encode("bench|c-" + i, java.nio.charset.StandardCharsets.UTF_8);
+            java.net.http.HttpRequest req = java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + run.readPort() + "/v1/features/" + pk + "?at=" + at)).build();
+            long t0 = System.nanoTime();
+            java.net.http.HttpResponse<String> r = http.send(req, java.net.http.HttpResponse.BodyHandlers.ofString());
+            nanos += System.nanoTime() - t0;
+            if (r.statusCode() != 200) throw new IllegalStateException("feature read answered " + r.statusCode() + ": " + r.body());
+        }
+        double ru = cosmos.control().stats().requestCharge() - before.requestCharge();
+        return new double[] {ru / FEATURE_READS, nanos / 1e6 / FEATURE_READS};
     }
 
     /** A burst's events, events/s, peak backlog and correctness (scenarios a and e); returns the events/s. */
@@ -282,7 +374,7 @@ public final class EndToEndBench {
      */
     private Measured measure(PipelineRun run, String chart, String freshnessSeries, boolean hops) throws Exception {
         FreshnessProbe opened = new FreshnessProbe(kafka.bootstrapServers(), registry, run.topics.transactions(), run.readPort(), run.id,
-                PROBE_PER_SECOND);
+                run.rules(), PROBE_PER_SECOND);
         if (hops) opened.observeHops(run.repartitionTopic(), run.topics.bucketUpdates(), run.container());
         try (FreshnessProbe probe = opened.start()) {
             probe.awaitFirstVisible(Duration.ofMinutes(3));

@@ -34,7 +34,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * The curve between freshness and Cosmos cost: the same live workload at a fixed rate through a fresh
  * pipeline at each freshness target ({@code ingest.freshness-target.ms}), measuring documents and request
  * units per event and the freshness p99 (produced -> served by read-service, with the hop that took it), and
- * the ideal to hold them against: each bucket written once per target-long window in which it changed,
+ * the ideal to hold them against: each entity bucket (the document holding an entity's grades of one unit and
+ * bucket) written once per target-long window in which it changed,
  * computed from the records on the transactions topic with loadgen's own rule evaluation (an implementation
  * that shares no code with ingest-app). Writes docs/benchmarks/data/freshness-cost.json.
  *
@@ -94,7 +95,7 @@ public final class FreshnessCostBench {
                 + "local/cosmos/README.md): loadgen at %,d events/s, event times spread over the run itself (live), Zipf over 10,000 "
                 + "customers and 500 SKUs, no duplicates or bad records, plus the freshness probe's %d markers/s; each run lasts the "
                 + "longer of %d s and four targets.", rate, PROBE_PER_SECOND, seconds(Duration.ZERO)));
-        results.note("Ideal: each bucket written once per target-long window (from the first event) in which it changed, counted "
+        results.note("Ideal: each entity bucket (one document per entity, unit and bucket) written once per target-long window (from the first event) in which it changed, counted "
                 + "from the records on the transactions topic with loadgen's rule evaluation; its RU per event is the ideal's documents "
                 + "times Tally's own RU per document at that target. Freshness: markers sent from 10 s into the run until its end.");
         results.xAxis(COST_CHART, "freshness target (s)", true).xAxis(RU_CHART, "freshness target (s)", true)
@@ -123,10 +124,10 @@ public final class FreshnessCostBench {
         long events = (long) rate * seconds;
         progress("%s: commit interval %d ms, flush window %d ms; %,d events over %d s", scenario, knob.commitInterval().toMillis(),
                 knob.flushWindow().toMillis(), events, seconds);
-        try (PipelineRun run = new PipelineRun("f" + target.toMillis(), kafka, registry, cosmos,
+        try (PipelineRun run = new PipelineRun("f" + target.toMillis(), kafka, registry, cosmos, null,
                 "--ingest.freshness-target.ms=" + target.toMillis()).start();
              FreshnessProbe probe = new FreshnessProbe(kafka.bootstrapServers(), registry, run.topics.transactions(), run.readPort(),
-                     run.id, PROBE_PER_SECOND).observeHops(run.repartitionTopic(), run.topics.bucketUpdates(), run.container()).start()) {
+                     run.id, run.rules(), PROBE_PER_SECOND).observeHops(run.repartitionTopic(), run.topics.bucketUpdates(), run.container()).start()) {
             probe.awaitFirstVisible(Duration.ofMinutes(3));
             double docs0 = run.documentsWritten();
             double ru0 = run.requestUnits();
@@ -186,7 +187,7 @@ public final class FreshnessCostBench {
     private record Ideal(long events, long documents) {}
 
     /**
-     * Reads the run's transactions topic: each record from {@code fromMillis} on is an event, and each bucket
+     * Reads the run's transactions topic: each record from {@code fromMillis} on is an event, and each entity bucket
      * it counts for is a write in its {@code target}-long window (the record timestamp's), once per window.
      */
     private Ideal ideal(PipelineRun run, long fromMillis, Duration target) throws Exception {
@@ -212,7 +213,8 @@ public final class FreshnessCostBench {
                     events++;
                     long window = (r.timestamp() - fromMillis) / target.toMillis();
                     rules.evaluate(decode.deserialize(topic, r.value()), Instant.ofEpochMilli(r.timestamp()),
-                            (bucket, value) -> writes.add(bucket.pk() + '|' + bucket.id() + '#' + window));
+                            // one document per entity, unit and bucket holds all its grades: it is what a write writes
+                            (bucket, value) -> writes.add(bucket.pk() + '|' + bucket.unit().code() + '|' + bucket.index() + '#' + window));
                 }
             }
         }

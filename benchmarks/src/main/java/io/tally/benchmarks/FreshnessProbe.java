@@ -6,6 +6,9 @@ import com.azure.cosmos.CosmosAsyncContainer;
 import com.azure.cosmos.models.PartitionKey;
 import io.tally.ingest.topology.EntityDeltas;
 import io.tally.ingest.topology.EntityDeltasSerde;
+import io.tally.model.EntityBucketId;
+import io.tally.rules.GradeRule;
+import io.tally.rules.GradeRules;
 import io.tally.schemas.avro.TransactionEvent;
 import io.tally.schemas.serde.AvroSerializer;
 import io.tally.schemas.serde.SchemaRegistryClient;
@@ -46,8 +49,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * on the way the time goes.
  *
  * <p>A producer thread sends one marker event per tick (APPROVED, amount 1, one dedicated customer, one
- * fixed event time) into the run's transactions topic; a poller thread reads that customer's
- * {@code spend-per-customer} hour bucket from read-service as fast as it answers. The markers share a key,
+ * fixed event time) into the run's transactions topic; a poller thread reads that customer's hour bucket of a grade
+ * that counts the markers ({@link #grade}: {@code spend-per-customer} when the rules have it) from read-service as
+ * fast as it answers. The markers share a key,
  * hence a partition, so they become visible in order: when the bucket's count reaches n, markers 1..n are
  * visible, and marker i's freshness is that observation's time minus its send time (resolution: one poll).
  *
@@ -65,7 +69,8 @@ final class FreshnessProbe implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Deserializer<EntityDeltas> DELTAS = EntityDeltasSerde.serde().deserializer();
     static final String DOMAIN = "probe";
-    private static final String GRADE = "spend-per-customer";
+    /** The default rules' grade of a customer's spend, which the markers count for. */
+    private static final String DEFAULT_GRADE = "spend-per-customer";
     private static final long POLL_PAUSE_MS = 10;
     private static final long BACKOFF_MS = 100;
 
@@ -119,7 +124,11 @@ final class FreshnessProbe implements AutoCloseable {
     private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "freshness-sender"));
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final String pk;
+    private final long hour;
+    /** The grade bucket's id, as the read API names it. */
     private final String bucketId;
+    /** The id of the entity bucket document holding it, on bucket-updates and in Cosmos. */
+    private final String documentId;
     private final List<Long> produced = new ArrayList<>();
     private final Map<Hop, List<Long>> seen = new EnumMap<>(Hop.class);
     private final List<Long> visible;
@@ -128,16 +137,40 @@ final class FreshnessProbe implements AutoCloseable {
     private volatile boolean polling = true;
     private Thread poller;
 
+    private final String grade;
+
     /**
+     * The grade the markers are counted by under {@code rules}: {@code spend-per-customer} when present, else the first
+     * rule over the customer, without qualifier, kept per hour, whose filter lets an APPROVED web order through.
+     *
+     * @throws IllegalArgumentException naming what a rules file needs when none fits
+     */
+    static String grade(GradeRules rules) {
+        List<GradeRule> fitting = rules.rules().stream()
+                .filter(r -> r.entityField().equals("customerId") && !r.qualified() && r.units().contains(io.tally.model.TimeUnit.HOUR))
+                .filter(r -> r.filter().map(f -> f.field().equals("status") && f.in().contains("APPROVED")
+                        || f.field().equals("channel") && f.in().contains("WEB")).orElse(true))
+                .toList();
+        return fitting.stream().map(GradeRule::name).filter(DEFAULT_GRADE::equals).findFirst()
+                .or(() -> fitting.stream().map(GradeRule::name).findFirst())
+                .orElseThrow(() -> new IllegalArgumentException("the freshness probe needs a rule over customerId, without qualifier, "
+                        + "kept per hour, that counts APPROVED web orders (like the default rules' " + DEFAULT_GRADE
+                        + "); the rules file has none"));
+    }
+
+    /**
+     * @param rules     the run's rules: the markers are counted by {@link #grade}
      * @param perSecond markers per second (e.g. 20)
      */
-    FreshnessProbe(String bootstrapServers, String registryUrl, String topic, int readPort, String runId, int perSecond) {
+    FreshnessProbe(String bootstrapServers, String registryUrl, String topic, int readPort, String runId, GradeRules rules, int perSecond) {
+        this.grade = grade(rules);
         this.topic = topic;
         this.customer = "probe-" + runId;
         this.interval = Duration.ofNanos(1_000_000_000L / perSecond);
-        long hour = eventTime.getEpochSecond() / 3600;
+        this.hour = eventTime.getEpochSecond() / 3600;
         this.pk = DOMAIN + "|" + customer;
-        this.bucketId = GRADE + "|hour|" + hour;
+        this.bucketId = grade + "|hour|" + hour;
+        this.documentId = EntityBucketId.main(io.tally.model.TimeUnit.HOUR, hour);
         for (Hop h : Hop.values()) seen.put(h, new ArrayList<>());
         this.visible = seen.get(Hop.SERVED);
         this.bucketUri = URI.create("http://127.0.0.1:" + readPort + "/v1/buckets/" + enc(pk) + "/" + enc(bucketId));
@@ -159,20 +192,22 @@ final class FreshnessProbe implements AutoCloseable {
         hopWatchers.add(watcher(Hop.REPARTITIONED, () -> watchTopic(repartitionTopic, Hop.REPARTITIONED, r -> {
             if (!pk.equals(r.key()) || r.value() == null) return -1;
             for (EntityDeltas.Delta d : DELTAS.deserialize(repartitionTopic, r.value()).deltas()) {
-                if (d.id().equals(bucketId)) repartitioned[0] += d.count();
+                if (d.rule().equals(grade) && d.qualifier() == null && d.unit() == io.tally.model.TimeUnit.HOUR && d.bucketIndex() == hour) {
+                    repartitioned[0] += d.count();
+                }
             }
             return repartitioned[0];
         })));
-        String updateKey = pk + "|" + bucketId;
+        String updateKey = pk + "|" + documentId;
         hopWatchers.add(watcher(Hop.EMITTED, () -> watchTopic(bucketUpdatesTopic, Hop.EMITTED, r -> {
             if (!updateKey.equals(r.key()) || r.value() == null) return -1;
-            return JSON.readTree(r.value()).path("count").asLong();
+            return JSON.readTree(r.value()).path("grades").path(grade).path("count").asLong();
         })));
         hopWatchers.add(watcher(Hop.WRITTEN, () -> {
             while (polling) {
                 try {
-                    JsonNode doc = container.readItem(bucketId, new PartitionKey(pk), JsonNode.class).block().getItem();
-                    observed(Hop.WRITTEN, doc.path("count").asLong(), System.nanoTime());
+                    JsonNode doc = container.readItem(documentId, new PartitionKey(pk), JsonNode.class).block().getItem();
+                    observed(Hop.WRITTEN, doc.path("grades").path(grade).path("count").asLong(), System.nanoTime());
                     Thread.sleep(POLL_PAUSE_MS);
                 } catch (InterruptedException e) {
                     return;

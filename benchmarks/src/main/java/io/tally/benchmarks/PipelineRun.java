@@ -12,6 +12,7 @@ import io.tally.loadgen.LoadgenSettings;
 import io.tally.loadgen.truth.GroundTruth;
 import io.tally.read.ReadMain;
 import io.tally.read.ReadSettings;
+import io.tally.rules.GradeRules;
 import io.tally.schemas.Topics;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
@@ -49,6 +50,8 @@ final class PipelineRun implements AutoCloseable {
     final String applicationId;
     final String sinkGroup;
     final String database;
+    /** The rules file of ingest-app, read-service and loadgen's ground truth; null: their default rules. */
+    final String rulesFile;
     private final IngestApp ingest;
     private final ReadMain read;
     private final Admin admin;
@@ -56,9 +59,14 @@ final class PipelineRun implements AutoCloseable {
     private Map<String, Map<Integer, Long>> repartitionTarget;
     private Map<Integer, Long> updatesTarget;
 
-    /** @param ingestFlags ingest-app settings beyond the run's own (its defaults otherwise) */
-    PipelineRun(String name, TestKafka kafka, String registryUrl, LocalCosmos cosmos, String... ingestFlags) throws IOException {
+    /**
+     * @param rulesFile   the grade rules of the whole run (aggregation, reads, ground truth); null: the default rules
+     * @param ingestFlags ingest-app settings beyond the run's own (its defaults otherwise)
+     */
+    PipelineRun(String name, TestKafka kafka, String registryUrl, LocalCosmos cosmos, String rulesFile, String... ingestFlags)
+            throws IOException {
         this.name = name;
+        this.rulesFile = rulesFile;
         this.kafka = kafka;
         this.cosmos = cosmos;
         this.registryUrl = registryUrl;
@@ -70,11 +78,13 @@ final class PipelineRun implements AutoCloseable {
         // Created (and their leaders awaited) before anything produces: KAFKA-15591.
         kafka.createTopics(Topics.specs(topics).stream().map(s -> TestKafka.topic(s.name(), s.partitions(), s.configs())).toList());
         String[] cosmosFlags = {"--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=" + database};
-        ingest = new IngestApp(IngestSettings.load(concat(concat(cosmosFlags, "--ingest.role=both",
+        String[] ingestRules = rulesFile == null ? new String[0] : new String[] {"--ingest.rules.file=" + rulesFile};
+        ingest = new IngestApp(IngestSettings.load(concat(concat(concat(cosmosFlags, ingestRules), "--ingest.role=both",
                 "--kafka.bootstrap.servers=" + kafka.bootstrapServers(), "--schema.registry.url=" + registryUrl,
                 "--topics.prefix=" + prefix, "--ingest.application-id=" + applicationId, "--sink.group-id=" + sinkGroup,
                 "--ingest.state-dir=" + Files.createTempDirectory("e2e-state"), "--sink.metrics.port=-1"), ingestFlags), Map.of()));
-        read = new ReadMain(ReadSettings.load(concat(cosmosFlags, "--read.http.port=0"), Map.of()));
+        read = new ReadMain(ReadSettings.load(concat(cosmosFlags, "--read.http.port=0",
+                "--read.rules-file=" + (rulesFile == null ? GradeRules.BUILTIN_DEFAULT : rulesFile)), Map.of()));
         admin = kafka.admin();
     }
 
@@ -90,6 +100,11 @@ final class PipelineRun implements AutoCloseable {
         return this;
     }
 
+    /** The grade rules this run aggregates by. */
+    GradeRules rules() {
+        return GradeRules.load(rulesFile == null ? GradeRules.BUILTIN_DEFAULT : rulesFile);
+    }
+
     int readPort() {
         return read.port();
     }
@@ -100,6 +115,7 @@ final class PipelineRun implements AutoCloseable {
                 "--schema.registry.url=" + registryUrl, "--loadgen.topic=" + topics.transactions(), "--loadgen.events=" + events,
                 "--loadgen.rate=0", "--loadgen.domain=bench",
                 "--loadgen.ground-truth-file=" + Files.createTempDirectory("e2e-truth").resolve("ground-truth.json")));
+        if (rulesFile != null) flags.add("--loadgen.rules-file=" + rulesFile);
         flags.addAll(List.of(extra));
         Loadgen.Summary s = Loadgen.run(LoadgenSettings.load(flags.toArray(String[]::new), Map.of()),
                 new PrintStream(OutputStream.nullOutputStream()));

@@ -16,8 +16,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tally.benchmarks.BenchRun;
+import io.tally.model.Aggregate;
+import io.tally.model.EntityBucket;
+import io.tally.model.EntityBucketJson;
+import io.tally.model.TimeUnit;
 import io.tally.testsupport.cosmos.CosmosControl;
 import io.tally.testsupport.cosmos.LocalCosmos;
+import java.math.BigDecimal;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -120,16 +125,12 @@ public final class LocalCosmosBench {
         line("");
     }
 
-    /** Small bucket documents as the sink writes them: 1,000 entities (partitions), one bucket per id. */
+    /** Small entity bucket documents as the sink writes them: 1,000 entities (partitions), one grade, one bucket per id. */
     private static ObjectNode bucket(int i) {
-        int entity = i % 1_000;
-        int index = i / 1_000;
-        return JSON.createObjectNode()
-                .put("id", "amount|hour|" + (480_000 + index))
-                .put("pk", "card|" + entity)
-                .put("grade", "amount").put("unit", "hour").put("bucket", "2024-10-01T00:00:00Z")
-                .put("sum", i * 1.5).put("count", 3).put("min", 1.0).put("max", 9.0)
-                .put("ver", 1).put("updatedAt", "2024-10-01T01:00:00Z");
+        EntityBucket d = EntityBucket.main("card|" + i % 1_000, TimeUnit.HOUR, 480_000 + i / 1_000, "2024-10-01T00:00:00Z");
+        d.addGrade("amount", new Aggregate(BigDecimal.valueOf(i * 15L, 1), 1 + i % 5, BigDecimal.ONE, BigDecimal.valueOf(9)), 3_024_000);
+        d.stamp("2024-10-01T01:00:00Z");
+        return EntityBucketJson.tree(d);
     }
 
     private static List<CosmosItemOperation> upserts(int from, int to) {
@@ -197,7 +198,7 @@ public final class LocalCosmosBench {
         charge = c.queryItems(q, options, JsonNode.class).byPage().blockFirst().getRequestCharge();
         Arrays.sort(micros);
         long t0 = System.nanoTime();
-        long crossCount = c.queryItems("SELECT VALUE COUNT(1) FROM c WHERE c.sum > 10", new CosmosQueryRequestOptions(), Long.class)
+        long crossCount = c.queryItems("SELECT VALUE COUNT(1) FROM c WHERE c.ver > 2", new CosmosQueryRequestOptions(), Long.class)
                 .blockFirst();
         double crossMs = (System.nanoTime() - t0) / 1e6;
         line("## 2. Single-partition query in a container of %,d items", count);
@@ -210,7 +211,7 @@ public final class LocalCosmosBench {
         line("| **%.2f** | %.2f | %.2f | %.2f | %.2f |", micros[runs / 2] / 1000.0, micros[runs * 9 / 10] / 1000.0,
                 micros[runs * 99 / 100] / 1000.0, micros[runs - 1] / 1000.0, charge);
         line("");
-        line("For comparison, a cross-partition `SELECT VALUE COUNT(1) FROM c WHERE c.sum > 10` over all %,d items: %.0f ms (count %,d).",
+        line("For comparison, a cross-partition `SELECT VALUE COUNT(1) FROM c WHERE c.ver > 2` over all %,d items: %.0f ms (count %,d).",
                 count, crossMs, crossCount);
         line("");
         if (count != containerItems) throw new IllegalStateException("expected " + containerItems + " items, found " + count);

@@ -122,16 +122,7 @@ public final class ReadLatencyBench {
 
     /** ReadServiceBench's data set (1,000 customers x 80 hours), retrying what a loaded endpoint refused. */
     static void load(com.azure.cosmos.CosmosAsyncContainer container, long hourNow) {
-        List<com.azure.cosmos.models.CosmosItemOperation> ops = new java.util.ArrayList<>();
-        for (int e = 0; e < ReadServiceBench.ENTITIES; e++) {
-            String pk = ReadServiceBench.DOMAIN + "|cust-" + e;
-            for (long h = hourNow - ReadServiceBench.HOURS + 2; h <= hourNow + 1; h++) {
-                java.math.BigDecimal v = java.math.BigDecimal.valueOf(ThreadLocalRandom.current().nextInt(1, 100_000), 2);
-                ops.add(com.azure.cosmos.models.CosmosBulkOperations.getUpsertItemOperation(new io.tally.model.BucketDocument(pk,
-                        ReadServiceBench.id(h), "spend-per-customer", "hour", TimeUnit.HOUR.bucketStart(h).toString(), v, 1, v, v, 1, null,
-                        Instant.now().toString()), new com.azure.cosmos.models.PartitionKey(pk)));
-            }
-        }
+        List<com.azure.cosmos.models.CosmosItemOperation> ops = ReadServiceBench.dataSet(hourNow);
         for (int attempt = 1; !ops.isEmpty(); attempt++) {
             if (attempt > 5) throw new IllegalStateException(ops.size() + " documents were not written after 5 attempts");
             List<com.azure.cosmos.models.CosmosItemOperation> failed = java.util.Collections.synchronizedList(new java.util.ArrayList<>());

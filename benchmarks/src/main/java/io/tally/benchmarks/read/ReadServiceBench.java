@@ -11,6 +11,10 @@ import com.azure.cosmos.models.SqlParameter;
 import com.azure.cosmos.models.SqlQuerySpec;
 import io.tally.benchmarks.BenchRun;
 import io.tally.model.BucketDocument;
+import io.tally.model.EntityBucket;
+import io.tally.model.EntityBucketId;
+import io.tally.model.EntityBucketJson;
+import io.tally.testsupport.cosmos.EntityBuckets;
 import io.tally.model.TimeUnit;
 import io.tally.read.ReadMain;
 import io.tally.read.ReadSettings;
@@ -66,6 +70,8 @@ public final class ReadServiceBench {
     static final int ENTITIES = Integer.getInteger("bench.entities", 1000);
     static final int HOURS = 80;
     static final String DOMAIN = "bench";
+    /** The rule's retention (35 days): the data set outlives any run. */
+    static final int TTL_SECONDS = 3_024_000;
 
     final StringBuilder report = new StringBuilder();
     io.tally.testsupport.cosmos.CosmosControl control;
@@ -104,14 +110,14 @@ public final class ReadServiceBench {
                     .baseUrl("http://127.0.0.1:" + read.port());
             String from = TimeUnit.HOUR.bucketStart(hourNow - 71).toString();
             String to = TimeUnit.HOUR.bucketStart(hourNow + 1).toString();
-            SqlQuerySpec rangeSql = new SqlQuerySpec("SELECT * FROM c WHERE c.grade = @grade AND c.unit = @unit "
+            // An entity bucket holds every grade of its hour: the range is one document per hour, whatever the grade.
+            SqlQuerySpec rangeSql = new SqlQuerySpec("SELECT * FROM c WHERE c.unit = @unit "
                     + "AND c.bucket >= @from AND c.bucket < @to ORDER BY c.bucket ASC", List.of(
-                    new SqlParameter("@grade", "spend-per-customer"), new SqlParameter("@unit", "hour"),
-                    new SqlParameter("@from", from), new SqlParameter("@to", to)));
+                    new SqlParameter("@unit", "hour"), new SqlParameter("@from", from), new SqlParameter("@to", to)));
 
             IntFunction<Mono<Integer>> sdkPoint = i -> {
                 String e = entity(), pk = DOMAIN + "|" + e;
-                return container.readItem(id(hourNow - ThreadLocalRandom.current().nextInt(72)), new PartitionKey(pk), BucketDocument.class)
+                return container.readItem(documentId(hourNow - ThreadLocalRandom.current().nextInt(72)), new PartitionKey(pk), EntityBucket.class)
                         .map(r -> r.getStatusCode());
             };
             IntFunction<Mono<Integer>> httpPoint = i -> {
@@ -119,7 +125,7 @@ public final class ReadServiceBench {
                 return get(http, "/v1/buckets/" + enc(pk) + "/" + enc(id(hourNow - ThreadLocalRandom.current().nextInt(72))));
             };
             IntFunction<Mono<Integer>> sdkRange = i -> container.queryItems(rangeSql,
-                            new CosmosQueryRequestOptions().setPartitionKey(new PartitionKey(DOMAIN + "|" + entity())), BucketDocument.class)
+                            new CosmosQueryRequestOptions().setPartitionKey(new PartitionKey(DOMAIN + "|" + entity())), EntityBucket.class)
                     .byPage(1000).map(FeedResponse::getResults).collectList()
                     .map(pages -> pages.stream().mapToInt(List::size).sum() == 72 ? 200 : 599);
             IntFunction<Mono<Integer>> httpRange = i -> get(http, "/v1/buckets/" + enc(DOMAIN + "|" + entity())
@@ -167,21 +173,39 @@ public final class ReadServiceBench {
         return "cust-" + ThreadLocalRandom.current().nextInt(ENTITIES);
     }
 
+    /** The grade bucket's id, as the HTTP API names it. */
     static String id(long hour) {
         return "spend-per-customer|hour|" + hour;
     }
 
-    void load(CosmosAsyncContainer container, long hourNow) {
-        long start = System.nanoTime();
-        List<CosmosItemOperation> ops = new ArrayList<>();
+    /** The id of the entity bucket document holding it, as the SDK reads it. */
+    static String documentId(long hour) {
+        return EntityBucketId.main(TimeUnit.HOUR, hour);
+    }
+
+    /**
+     * The data set, {@link #ENTITIES} customers x {@link #HOURS} hours of `spend-per-customer`, as upserts of the entity
+     * bucket documents the pipeline would write for it.
+     */
+    static List<CosmosItemOperation> dataSet(long hourNow) {
+        List<BucketDocument> grades = new ArrayList<>();
         for (int e = 0; e < ENTITIES; e++) {
             String pk = DOMAIN + "|cust-" + e;
             for (long h = hourNow - HOURS + 2; h <= hourNow + 1; h++) {
                 BigDecimal v = BigDecimal.valueOf(ThreadLocalRandom.current().nextInt(1, 100_000), 2);
-                ops.add(CosmosBulkOperations.getUpsertItemOperation(new BucketDocument(pk, id(h), "spend-per-customer", "hour",
-                        TimeUnit.HOUR.bucketStart(h).toString(), v, 1, v, v, 1, null, Instant.now().toString()), new PartitionKey(pk)));
+                grades.add(new BucketDocument(pk, id(h), "spend-per-customer", "hour", TimeUnit.HOUR.bucketStart(h).toString(), v, 1, v, v,
+                        1, TTL_SECONDS, Instant.now().toString()));
             }
         }
+        List<CosmosItemOperation> ops = new ArrayList<>();
+        EntityBuckets.of(grades).forEach(d -> ops.add(CosmosBulkOperations.getUpsertItemOperation(EntityBucketJson.tree(d),
+                new PartitionKey(d.pk()))));
+        return ops;
+    }
+
+    void load(CosmosAsyncContainer container, long hourNow) {
+        long start = System.nanoTime();
+        List<CosmosItemOperation> ops = dataSet(hourNow);
         AtomicInteger failed = new AtomicInteger();
         container.executeBulkOperations(Flux.fromIterable(ops))
                 .doOnNext(r -> { if (r.getResponse() == null || !r.getResponse().isSuccessStatusCode()) failed.incrementAndGet(); })

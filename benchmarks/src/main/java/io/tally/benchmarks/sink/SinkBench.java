@@ -12,7 +12,9 @@ import io.tally.ingest.Main;
 import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.sink.SinkMetrics;
-import io.tally.model.BucketDocument;
+import io.tally.model.Aggregate;
+import io.tally.model.EntityBucket;
+import io.tally.model.EntityBucketJson;
 import io.tally.schemas.Topics;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
@@ -186,10 +188,9 @@ public final class SinkBench {
                 int b = Arrays.binarySearch(cdf, rnd.nextDouble());
                 b = b >= 0 ? b : Math.min(buckets - 1, -b - 1);
                 long v = ++ver[b];
-                BucketDocument d = new BucketDocument("bench|e" + (b % 20_000), "spend|hour|" + b, "spend", "hour",
-                        "2026-11-21T00:00:00Z", BigDecimal.valueOf(v), v, BigDecimal.ONE, BigDecimal.valueOf(v), v, 86_400,
-                        "2026-11-21T00:00:00Z");
-                p.send(new ProducerRecord<>(topic, d.pk() + "|" + d.id(), SinkRun.bytes(d)), (md, e) -> {
+                EntityBucket d = SinkRun.spend("bench|e" + (b % 20_000), b, new Aggregate(BigDecimal.valueOf(v), v, BigDecimal.ONE,
+                        BigDecimal.valueOf(v)));
+                p.send(new ProducerRecord<>(topic, d.pk() + "|" + d.id(), EntityBucketJson.write(d)), (md, e) -> {
                     if (e != null) { failed.incrementAndGet(); first.compareAndSet(null, e); }
                 });
             }
@@ -253,8 +254,8 @@ public final class SinkBench {
                 records.forEach(list::add);
                 Double charge = Flux.fromIterable(list)
                         .flatMap(r -> {
-                            BucketDocument d = decode(r.value());
-                            return container.upsertItem(d, new PartitionKey(d.pk()), noContent).doOnNext(x -> progress.incrementAndGet());
+                            EntityBucket d = EntityBucketJson.read(r.value());
+                            return container.upsertItem(EntityBucketJson.tree(d), new PartitionKey(d.pk()), noContent).doOnNext(x -> progress.incrementAndGet());
                         }, 32)
                         .map(resp -> resp.getRequestCharge()).reduce(0.0, Double::sum).block();
                 ru += charge == null ? 0 : charge;
@@ -263,14 +264,6 @@ public final class SinkBench {
             }
         }
         return new double[] {(System.nanoTime() - t0) / 1e9, ru, seen};
-    }
-
-    private static BucketDocument decode(byte[] b) {
-        try {
-            return SinkRun.JSON.readValue(b, BucketDocument.class);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /** Starts a sink JVM on the backlog and samples its heap for about a minute. */
