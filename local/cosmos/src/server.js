@@ -46,7 +46,7 @@ function createCosmosServer({ cert, key, faults, stats, throughput = new Through
   const handle = createRequestPipeline({
     handlers: {
       documents: createDocumentRequests({ account: () => account, throughput, stats, cursors: new query.CursorStore() }),
-      metadata: (req, res) => handleMetadataRequest(account, req, res),
+      metadata: (req, res) => handleMetadataRequest(account, req, res, throughput),
     },
     faults,
     stats,
