@@ -91,9 +91,7 @@ public final class CosmosClients {
     public static CosmosAsyncContainer container(CosmosAsyncClient client, CosmosSettings s) {
         if (s.createIfMissing()) {
             existingOnConflict(client.createDatabaseIfNotExists(s.database()));
-            CosmosContainerProperties props = new CosmosContainerProperties(s.container(), PARTITION_KEY_PATH);
-            props.setDefaultTimeToLiveInSeconds(-1);
-            if (!s.indexAllPaths()) props.setIndexingPolicy(readPathsOnly());
+            CosmosContainerProperties props = containerProperties(s.container(), s.indexAllPaths());
             var database = client.getDatabase(s.database());
             existingOnConflict(s.throughput().properties()
                     .map(t -> database.createContainerIfNotExists(props, t))
@@ -102,6 +100,18 @@ public final class CosmosClients {
                     s.throughput().describe());
         }
         return client.getDatabase(s.database()).getContainer(s.container());
+    }
+
+    /**
+     * The bucket container's definition: partition key /pk, TTL on with no default (-1: each document's own ttl),
+     * and {@link #readPathsOnly()} unless every path is to be indexed. deploy/azure/container.json is this as JSON
+     * (ContainerDefinitionTest), for provisioning outside Tally.
+     */
+    public static CosmosContainerProperties containerProperties(String name, boolean indexAllPaths) {
+        CosmosContainerProperties props = new CosmosContainerProperties(name, PARTITION_KEY_PATH);
+        props.setDefaultTimeToLiveInSeconds(-1);
+        if (!indexAllPaths) props.setIndexingPolicy(readPathsOnly());
+        return props;
     }
 
     /**
