@@ -34,7 +34,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{- define "tally.serviceAccountName" -}}
-{{- if .Values.serviceAccount.name }}{{ .Values.serviceAccount.name }}{{ else }}{{ .Release.Name }}-tally{{ end -}}
+{{- if .Values.serviceAccount.name }}{{ .Values.serviceAccount.name }}{{ else }}{{ include "tally.name" . }}{{ end -}}
 {{- end -}}
 
 {{/* Pod labels every workload adds to tally.labels: the workload identity webhook mutates only pods carrying it. */}}
