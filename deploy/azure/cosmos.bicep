@@ -60,6 +60,20 @@ resource buckets 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@
   }
 }
 
+// Lease items of the sinks' shared RU budget (sink.ru-budget.fleet-control-container): partition key /groupId, TTL on.
+resource throughputControl 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-05-15' = {
+  parent: database
+  name: 'tally-throughput-control'
+  properties: {
+    resource: {
+      id: 'tally-throughput-control'
+      partitionKey: { paths: ['/groupId'], kind: 'Hash' }
+      defaultTtl: -1
+    }
+    options: { throughput: 400 }
+  }
+}
+
 // Cosmos DB Built-in Data Contributor (its fixed id): items and metadata reads on the data plane, nothing on the
 // control plane. Scoped to the account; narrow it to '${account.id}/dbs/${databaseName}' if the account is shared.
 resource dataContributor 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-05-15' = {

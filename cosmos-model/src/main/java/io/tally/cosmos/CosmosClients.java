@@ -115,6 +115,20 @@ public final class CosmosClients {
     }
 
     /**
+     * The container where the SDK's global throughput control keeps its lease items (sink.ru-budget shared by the fleet),
+     * created when {@code createIfMissing} is set: partition key /groupId as the SDK requires, TTL on for the items' own
+     * ttl. Small and rarely written (one item per client every few seconds), so it asks for no throughput of its own.
+     */
+    public static CosmosAsyncContainer throughputControlContainer(CosmosAsyncClient client, CosmosSettings s, String name) {
+        if (s.createIfMissing()) {
+            CosmosContainerProperties props = new CosmosContainerProperties(name, "/groupId");
+            props.setDefaultTimeToLiveInSeconds(-1);
+            existingOnConflict(client.getDatabase(s.database()).createContainerIfNotExists(props));
+        }
+        return client.getDatabase(s.database()).getContainer(name);
+    }
+
+    /**
      * Indexes only what read-service filters and sorts on: grade and unit (equality) and bucket (range and
      * ORDER BY); point reads and the partition key need no index. Every indexed property costs request units on
      * every write, and the sink writes each bucket many times, so the other seven (sum, count, min, max, ver,

@@ -104,7 +104,7 @@ class HelmChartTest {
         Path file = dir.resolve("tally-wi.yaml");
         Files.writeString(file, helmAsIs("template", "tally", OpsFiles.chart().toString(), "--namespace", "tally",
                 "--set", "cosmos.auth=workload-identity", "--set", "workloadIdentity.clientId=" + WI_CLIENT_ID,
-                "--set", "cosmos.throughput=autoscale", "--set", "cosmos.throughputRuPerSecond=20000",
+                "--set", "cosmos.throughput=autoscale", "--set", "cosmos.throughputRuPerSecond=20000", "--set", "sink.ruBudget=6000",
                 "--set", "secrets.readApiKeys=key-a").expectSuccess().stdout());
         List<JsonNode> wi = parse(file);
 
@@ -136,6 +136,11 @@ class HelmChartTest {
             var cosmos = read ? ReadSettings.load(args, env).cosmos() : IngestSettings.load(args, env).cosmos();
             assertThat(cosmos.auth().mode()).isEqualTo(io.tally.cosmos.CosmosAuth.Mode.WORKLOAD_IDENTITY);
             assertThat(cosmos.auth().clientId()).isEqualTo(WI_CLIENT_ID);
+            if (!read) {
+                var sink = IngestSettings.load(args, env).sink();
+                assertThat(sink.ruBudget()).as("the replicas' budget together").isEqualTo(6000);
+                assertThat(sink.fleetBudgetControlContainer()).isEqualTo("tally-throughput-control");
+            }
         }
 
         writeCrdSchema(dir, "servicemonitor", "monitoring.coreos.com_servicemonitors.yaml");
