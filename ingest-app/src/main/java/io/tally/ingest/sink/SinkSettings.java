@@ -83,7 +83,8 @@ public record SinkSettings(String groupId, Duration pollTimeout,
             "Time a document may spend retrying before the sink stalls (see sink.retry.max-attempts).");
     public static final Setting<Integer> RU_BUDGET = Setting.integer("sink.ru-budget", 0,
             "Request units per second the sink may use (SDK local throughput control group), leaving the rest to reads; "
-                    + "0 = no limit. Per sink process: divide the container's share by the number of sink instances.").atLeast(0);
+                    + "0 = no limit. Per sink process (divide the container's share by the number of sink instances), or for all "
+                    + "sinks together with sink.ru-budget.fleet-control-container.").atLeast(0);
     public static final Setting<String> FLEET_BUDGET = Setting.optionalString("sink.ru-budget.fleet-control-container", "",
             "Empty (default): sink.ru-budget is each sink process's own. A container name: sink.ru-budget is the budget of every "
                     + "sink of sink.group-id together, shared through the Cosmos SDK's global throughput control, whose members "
