@@ -11,7 +11,7 @@ const { LoopMonitor } = require('./loop-monitor');
 
 const LATENCY_RULE_ID = 'latency';
 
-function createControlServer({ faults, stats, throughput, info, initialThroughput, loop = new LoopMonitor() }) {
+function createControlServer({ faults, stats, throughput, info, initialThroughput, loop = new LoopMonitor(), entra }) {
   const startedAt = Date.now();
 
   function send(res, status, body) {
@@ -46,6 +46,25 @@ function createControlServer({ faults, stats, throughput, info, initialThroughpu
     const spec = { id: LATENCY_RULE_ID, delayMs };
     if (body.kind !== undefined) spec.kind = body.kind;
     return faults.add(spec);
+  }
+
+  // Tokens a client would never get from the token endpoint (expired, foreign key, other audience), for tests.
+  function mintToken(body = {}) {
+    const num = (v, name) => {
+      if (v === undefined) return undefined;
+      if (!Number.isInteger(v)) throw new BodyError(400, `${name} must be an integer number of seconds`);
+      return v;
+    };
+    const { token, expiresOn } = entra.issue({
+      tenant: body.tenant,
+      clientId: body.clientId,
+      audience: body.audience,
+      lifetimeS: num(body.lifetimeSeconds, 'lifetimeSeconds'),
+      notBeforeS: num(body.notBeforeSeconds, 'notBeforeSeconds'),
+      foreignKey: body.signWithForeignKey === true,
+      issuer: body.issuer,
+    });
+    return { accessToken: token, expiresOn };
   }
 
   async function route(req) {
@@ -88,6 +107,17 @@ function createControlServer({ faults, stats, throughput, info, initialThroughpu
       faults.remove(LATENCY_RULE_ID);
       return [200, { delayMs: 0 }];
     }
+    if (entra && m === 'GET' && path === '/entra') return [200, entra.snapshot()];
+    if (entra && m === 'POST' && path === '/entra/clients') {
+      const body = (await readJson(req)) || {};
+      try {
+        entra.registerClient(body.clientId, body.clientSecret);
+      } catch (e) {
+        throw new BodyError(400, e.message);
+      }
+      return [201, { clientId: body.clientId, authorityHost: `${entra.baseUrl}/` }];
+    }
+    if (entra && m === 'POST' && path === '/entra/tokens') return [201, mintToken(await readJson(req))];
     if (m === 'POST' && path === '/reset') {
       faults.clear();
       stats.reset();

@@ -11,6 +11,7 @@ const { FaultRules } = require('./faults');
 const { Stats } = require('./stats');
 const { ThroughputBudget } = require('./throughput');
 const { LoopMonitor } = require('./loop-monitor');
+const { EntraIssuer } = require('./entra');
 
 const VERSION = require('../package.json').version;
 
@@ -72,7 +73,8 @@ async function main(argv = process.argv.slice(2), env = process.env) {
   const stats = new Stats();
   const throughput = new ThroughputBudget({ defaultRuPerSecond: config.throughput });
   const loop = new LoopMonitor();
-  const cosmos = createCosmosServer({ cert: tls.certPem, key: tls.keyPem, faults, stats, throughput, loop, log, debug });
+  const entra = new EntraIssuer();
+  const cosmos = createCosmosServer({ cert: tls.certPem, key: tls.keyPem, faults, stats, throughput, loop, entra, log, debug });
   let cosmosUrl = null;
   let controlUrl = null;
   const control = createControlServer({
@@ -80,6 +82,7 @@ async function main(argv = process.argv.slice(2), env = process.env) {
     stats,
     throughput,
     loop,
+    entra,
     initialThroughput: config.throughput,
     info: () => ({ version: VERSION, cosmosEndpoint: cosmosUrl, controlEndpoint: controlUrl, truststore: tls.truststore }),
   });

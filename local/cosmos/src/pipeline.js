@@ -2,8 +2,11 @@
 
 // What every request to the Cosmos port goes through:
 //
-//   classify -> fault rules (delay / status / drop) -> handler -> response
-//   with RU charge and activity id -> stats
+//   classify -> fault rules (delay / status / drop) -> Entra ID token check
+//   -> handler -> response with RU charge and activity id -> stats
+//
+// The local token issuer's paths (entra.js) are answered first and are not
+// Cosmos requests: no faults, no stats.
 //
 // The handlers return outcomes and never write the response themselves, so a
 // fault, a thrown error and a normal answer all leave through send().
@@ -12,13 +15,20 @@ const crypto = require('crypto');
 const docs = require('./documents');
 const { classify, normalizePath } = require('./routing');
 const { send, errorBody } = require('./responses');
-const { header, sleep, BodyError } = require('./http-util');
+const { header, sleep, readBody, BodyError } = require('./http-util');
+const { issuerRoute, isControlPlaneWrite, controlPlaneRefusal } = require('./entra');
 
 // handlers: { documents(req, info), metadata(req, res) } -> outcome
-function createRequestPipeline({ handlers, faults, stats, loop, log, debug }) {
+function createRequestPipeline({ handlers, faults, stats, loop, log, debug, entra }) {
   return async function handle(req, res) {
     const started = Date.now();
     const path = normalizePath(req.url);
+    const issuer = entra && issuerRoute(req.method, path);
+    if (issuer) {
+      await answerIssuer(entra, issuer, req, res);
+      if (debug) log(`${req.method} ${path} issuer -> ${res.statusCode} ${Date.now() - started} ms`);
+      return;
+    }
     const info = classify(req, path);
     const activityId = header(req, 'x-ms-activity-id') || crypto.randomUUID();
     const record = (status, outcome = {}) => {
@@ -35,6 +45,17 @@ function createRequestPipeline({ handlers, faults, stats, loop, log, debug }) {
     };
 
     if (await injectFault(req, res, { path, info, activityId, record })) return;
+
+    // Only Entra ID tokens are checked; any key is still accepted (README.md, "Entra ID tokens").
+    const auth = entra && entra.verifyAuthorization(header(req, 'authorization'));
+    const refusal = auth && (!auth.ok ? auth : isControlPlaneWrite(req, info) ? controlPlaneRefusal(req, path) : null);
+    if (refusal) {
+      await readBody(req).catch(() => {});
+      send(res, refusal.status, errorBody(refusal.status === 401 ? 'Unauthorized' : 'Forbidden', refusal.message),
+        { subStatus: refusal.subStatus, activityId });
+      record(refusal.status);
+      return;
+    }
 
     let outcome;
     try {
@@ -68,6 +89,22 @@ function createRequestPipeline({ handlers, faults, stats, loop, log, debug }) {
     record(fault.status, { injected: true });
     return true;
   }
+}
+
+async function answerIssuer(entra, route, req, res) {
+  let status = 200;
+  let body;
+  if (route.kind === 'token') {
+    const raw = await readBody(req);
+    const answer = entra.tokenResponse(route.tenant, new URLSearchParams(raw.toString('utf8')), header(req, 'authorization'));
+    status = answer.status;
+    body = answer.body;
+  } else {
+    body = route.kind === 'openid' ? entra.openidConfiguration(route.tenant) : entra.jwks();
+  }
+  const payload = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length, 'cache-control': 'no-store' });
+  res.end(payload);
 }
 
 // A request the client got wrong (body, document) is its 4xx; anything else is our 500, logged.

@@ -17,7 +17,9 @@
 //   metadata-requests.js  everything else: the package's route handler, then
 //                         our response headers
 //
-// No request is authenticated: any key is accepted (README.md).
+// Keys are not checked: any key is accepted. Entra ID tokens are: their
+// signature, issuer, expiry and audience, against the local issuer in entra.js
+// (README.md, "Entra ID tokens").
 
 const https = require('https');
 const Account = require('@vercel/cosmosdb-server/lib/account').default;
@@ -31,24 +33,27 @@ const { LoopMonitor } = require('./loop-monitor');
 const { createRequestPipeline } = require('./pipeline');
 const { createDocumentRequests } = require('./document-requests');
 const { handleMetadataRequest } = require('./metadata-requests');
+const { EntraIssuer } = require('./entra');
 
 // The SDK's gateway connection pool keeps idle connections for 60 s; closing
 // them earlier on our side makes it write into dead sockets now and then.
 const KEEP_ALIVE_TIMEOUT_MS = 120 * 1000;
 
-function createCosmosServer({ cert, key, faults, stats, throughput = new ThroughputBudget(), loop = new LoopMonitor(), log = () => {}, debug = false }) {
+function createCosmosServer({ cert, key, faults, stats, throughput = new ThroughputBudget(), loop = new LoopMonitor(), entra = new EntraIssuer(),
+  log = () => {}, debug = false }) {
   // The account's resource links carry host and port, so it is made once the listener has them.
   let account = null;
   const handle = createRequestPipeline({
     handlers: {
       documents: createDocumentRequests({ account: () => account, throughput, stats, cursors: new query.CursorStore() }),
-      metadata: (req, res) => handleMetadataRequest(account, req, res),
+      metadata: (req, res) => handleMetadataRequest(account, req, res, throughput),
     },
     faults,
     stats,
     loop,
     log,
     debug,
+    entra,
   });
 
   const server = https.createServer({ cert, key, keepAlive: true }, (req, res) => {
@@ -66,6 +71,7 @@ function createCosmosServer({ cert, key, faults, stats, throughput = new Through
   let stopSweeper = () => {};
   server.on('listening', () => {
     account = createAccount(server.address());
+    entra.setBaseUrl(baseUrl(server.address()));
     stopSweeper = startSweeper({
       forEachCollection: (fn) => forEachIndexedCollection(account, fn),
       purge: (collection, index, data) => new docs.Container(collection).purge(data),
@@ -79,6 +85,11 @@ function createCosmosServer({ cert, key, faults, stats, throughput = new Through
 function createAccount({ address, port }) {
   const host = address === '0.0.0.0' || address === '::' ? 'localhost' : address;
   return new Account(host.includes(':') ? `[${host}]` : host, port);
+}
+
+function baseUrl({ address, port }) {
+  const host = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : address;
+  return `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 function forEachIndexedCollection(account, fn) {

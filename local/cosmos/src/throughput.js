@@ -28,6 +28,7 @@ class ThroughputBudget {
     this._default = validateRate(defaultRuPerSecond);
     this._perContainer = new Map(); // key -> RU/s or null (explicitly unlimited)
     this._meters = new Map(); // key -> { second, spent }
+    this._offers = new Map(); // key -> the throughput asked for when the container was created (recorded, not enforced)
   }
 
   static key(dbId, collId) {
@@ -87,12 +88,16 @@ class ThroughputBudget {
     this._meters.clear();
   }
 
+  recordOffer(key, offer) {
+    this._offers.set(key, offer);
+  }
+
   snapshot() {
     const containers = {};
     for (const [key, value] of this._perContainer) containers[key] = value;
     const meters = {};
     for (const [key, m] of this._meters) meters[key] = { second: m.second, spent: Math.round(m.spent * 100) / 100 };
-    return { defaultRuPerSecond: this._default, containers, meters };
+    return { defaultRuPerSecond: this._default, containers, meters, offers: Object.fromEntries(this._offers) };
   }
 }
 

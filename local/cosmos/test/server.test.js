@@ -98,3 +98,14 @@ test('the control API is not served on the Cosmos port', async () => {
   assert.ok(r.status === 400 || r.status === 404);
   assert.equal(r.body.rules, undefined);
 });
+
+test('the throughput a container create asks for is recorded (manual, autoscale, none), not enforced', async () => {
+  const spec = (id) => ({ id, partitionKey: { paths: ['/pk'], kind: 'Hash' } });
+  await call('POST', '/dbs/db/colls', spec('manual'), { 'x-ms-offer-throughput': '800' });
+  await call('POST', '/dbs/db/colls', spec('auto'), { 'x-ms-cosmos-offer-autopilot-settings': '{"maxThroughput":4000}' });
+  await call('POST', '/dbs/db/colls', spec('shared'));
+  const { offers } = (await controlCall('GET', '/throughput')).body;
+  assert.deepEqual(offers['db/manual'], { mode: 'manual', ruPerSecond: 800 });
+  assert.deepEqual(offers['db/auto'], { mode: 'autoscale', maxRuPerSecond: 4000 });
+  assert.deepEqual(offers['db/shared'], { mode: 'none' });
+});

@@ -15,6 +15,7 @@ const { FaultRules } = require('../../src/faults');
 const { Stats } = require('../../src/stats');
 const { ThroughputBudget } = require('../../src/throughput');
 const { LoopMonitor } = require('../../src/loop-monitor');
+const { EntraIssuer } = require('../../src/entra');
 
 function collect(res, parse, resolve) {
   const chunks = [];
@@ -29,8 +30,9 @@ async function startEndpoint() {
   const stats = new Stats();
   const throughput = new ThroughputBudget();
   const loop = new LoopMonitor();
-  const cosmos = createCosmosServer({ cert: tls.certPem, key: tls.keyPem, faults, stats, throughput, loop });
-  const control = createControlServer({ faults, stats, throughput, loop, initialThroughput: null, info: () => ({}) });
+  const entra = new EntraIssuer();
+  const cosmos = createCosmosServer({ cert: tls.certPem, key: tls.keyPem, faults, stats, throughput, loop, entra });
+  const control = createControlServer({ faults, stats, throughput, loop, entra, initialThroughput: null, info: () => ({}) });
   await new Promise((r) => cosmos.listen(0, '127.0.0.1', r));
   await new Promise((r) => control.listen(0, '127.0.0.1', r));
   const base = `https://127.0.0.1:${cosmos.address().port}`;
@@ -39,7 +41,7 @@ async function startEndpoint() {
 
   function call(method, p, body, headers = {}) {
     return new Promise((resolve, reject) => {
-      const payload = body === undefined ? null : Buffer.from(JSON.stringify(body));
+      const payload = body === undefined ? null : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
       const req = https.request(`${base}${p}`, { method, agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
         collect(res, (text) => ({ status: res.statusCode, headers: res.headers, body: text ? JSON.parse(text) : null }), resolve);
       });
@@ -66,7 +68,7 @@ async function startEndpoint() {
     fs.rmSync(tlsDir, { recursive: true, force: true });
   }
 
-  return { call, controlCall, close, loop };
+  return { call, controlCall, close, loop, entra, base };
 }
 
 const pk = (v) => ({ 'x-ms-documentdb-partitionkey': JSON.stringify([v]) });

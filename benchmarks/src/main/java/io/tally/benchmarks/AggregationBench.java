@@ -254,7 +254,7 @@ public final class AggregationBench {
         TallyTopology.build(b, topics, new TopologySettings(Duration.ofDays(7), Duration.ofMinutes(5), Duration.ofDays(35),
                 new BigDecimal("1000000000")), rules,
                 TallyTopology.eventDeserializer(new SchemaRegistryClient(
-                        RegistryClientSettings.forUrls(registry).withMissingIdCacheTtl(INGEST_DEFAULTS.missingSchemaIdTtl()))));
+                        RegistryClientSettings.forUrls(registry).withMissingIdCacheTtl(INGEST_DEFAULTS.registryClient().missingIdCacheTtl()))));
         return b.build();
     }
 

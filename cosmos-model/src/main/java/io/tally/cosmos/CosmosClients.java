@@ -13,7 +13,6 @@ import com.azure.cosmos.models.ExcludedPath;
 import com.azure.cosmos.models.IncludedPath;
 import com.azure.cosmos.models.IndexingMode;
 import com.azure.cosmos.models.IndexingPolicy;
-import com.azure.cosmos.models.ThroughputProperties;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -40,10 +39,11 @@ public final class CosmosClients {
      * latency policy, availability strategy, diagnostics thresholds, throttling retries) before the build.
      */
     public static CosmosAsyncClient build(CosmosSettings s, UnaryOperator<CosmosClientBuilder> customize) {
-        CosmosClientBuilder b = new CosmosClientBuilder()
-                .endpoint(s.endpoint())
-                .key(s.key())
-                .consistencyLevel(ConsistencyLevel.SESSION)
+        CosmosClientBuilder b = new CosmosClientBuilder().endpoint(s.endpoint());
+        if (s.auth().usesKey()) b.key(s.key());
+        else b.credential(s.auth().tokenCredential());
+        log.info("Cosmos client for {} authenticates with {}", s.endpoint(), s.auth().describe());
+        b.consistencyLevel(ConsistencyLevel.SESSION)
                 .contentResponseOnWriteEnabled(false)
                 .endpointDiscoveryEnabled(s.endpointDiscovery());
         if (s.mode() == CosmosSettings.ConnectionMode.DIRECT) {
@@ -84,20 +84,48 @@ public final class CosmosClients {
     }
 
     /**
-     * The bucket container, created with partition key /pk and TTL enabled (-1: documents carry
-     * their own ttl) when {@code createIfMissing} is set.
+     * The bucket container, created with partition key /pk, TTL enabled (-1: documents carry their own ttl) and the
+     * throughput of {@code cosmos.throughput} when {@code createIfMissing} is set. docs/azure.md provisions the same
+     * container outside Tally; keep the two in step.
      */
     public static CosmosAsyncContainer container(CosmosAsyncClient client, CosmosSettings s) {
         if (s.createIfMissing()) {
             existingOnConflict(client.createDatabaseIfNotExists(s.database()));
-            CosmosContainerProperties props = new CosmosContainerProperties(s.container(), PARTITION_KEY_PATH);
-            props.setDefaultTimeToLiveInSeconds(-1);
-            if (!s.indexAllPaths()) props.setIndexingPolicy(readPathsOnly());
-            existingOnConflict(client.getDatabase(s.database())
-                    .createContainerIfNotExists(props, ThroughputProperties.createManualThroughput(400)));
-            log.info("Cosmos container {}/{} ready at {}", s.database(), s.container(), s.endpoint());
+            CosmosContainerProperties props = containerProperties(s.container(), s.indexAllPaths());
+            var database = client.getDatabase(s.database());
+            existingOnConflict(s.throughput().properties()
+                    .map(t -> database.createContainerIfNotExists(props, t))
+                    .orElseGet(() -> database.createContainerIfNotExists(props)));
+            log.info("Cosmos container {}/{} ready at {} (when created here: {})", s.database(), s.container(), s.endpoint(),
+                    s.throughput().describe());
         }
         return client.getDatabase(s.database()).getContainer(s.container());
+    }
+
+    /**
+     * The bucket container's definition: partition key /pk, TTL on with no default (-1: each document's own ttl),
+     * and {@link #readPathsOnly()} unless every path is to be indexed. deploy/azure/container.json is this as JSON
+     * (ContainerDefinitionTest), for provisioning outside Tally.
+     */
+    public static CosmosContainerProperties containerProperties(String name, boolean indexAllPaths) {
+        CosmosContainerProperties props = new CosmosContainerProperties(name, PARTITION_KEY_PATH);
+        props.setDefaultTimeToLiveInSeconds(-1);
+        if (!indexAllPaths) props.setIndexingPolicy(readPathsOnly());
+        return props;
+    }
+
+    /**
+     * The container where the SDK's global throughput control keeps its lease items (sink.ru-budget shared by the fleet),
+     * created when {@code createIfMissing} is set: partition key /groupId as the SDK requires, TTL on for the items' own
+     * ttl. Small and rarely written (one item per client every few seconds), so it asks for no throughput of its own.
+     */
+    public static CosmosAsyncContainer throughputControlContainer(CosmosAsyncClient client, CosmosSettings s, String name) {
+        if (s.createIfMissing()) {
+            CosmosContainerProperties props = new CosmosContainerProperties(name, "/groupId");
+            props.setDefaultTimeToLiveInSeconds(-1);
+            existingOnConflict(client.getDatabase(s.database()).createContainerIfNotExists(props));
+        }
+        return client.getDatabase(s.database()).getContainer(name);
     }
 
     /**

@@ -1,8 +1,10 @@
 package io.tally.cosmos;
 
 import io.tally.config.Config;
+import io.tally.config.ConfigException;
 import io.tally.config.Setting;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -15,7 +17,8 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
                              boolean endpointDiscovery, List<String> preferredRegions,
                              int gatewayMaxConnectionPoolSize, Duration idleConnectionTimeout, Duration directConnectTimeout,
                              int directMaxConnectionsPerEndpoint, boolean warmUp, Duration diagnosticsLatencyThreshold,
-                             int diagnosticsRuThreshold, String userAgentSuffix, boolean indexAllPaths) {
+                             int diagnosticsRuThreshold, String userAgentSuffix, boolean indexAllPaths,
+                             CosmosAuth auth, CosmosThroughput throughput) {
 
     /** The public, well-known key of the Cosmos DB emulator; the local endpoint accepts any key. */
     public static final String EMULATOR_KEY =
@@ -26,7 +29,7 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
     public static final Setting<String> ENDPOINT = Setting.string("cosmos.endpoint", "https://127.0.0.1:8081",
             "Cosmos DB account endpoint.");
     public static final Setting<String> KEY = Setting.string("cosmos.key", EMULATOR_KEY,
-            "Cosmos DB account key; set it from the environment or a file, never on a command line in production.").secret();
+            "Cosmos DB account key (with `cosmos.auth=key`); set it from the environment or a file, never on a command line in production.").secret();
     public static final Setting<String> DATABASE = Setting.string("cosmos.database", "tally", "Database name.");
     public static final Setting<String> CONTAINER = Setting.string("cosmos.container", "buckets",
             "Container of bucket documents (partition key /pk).");
@@ -36,7 +39,8 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
     public static final Setting<Duration> E2E_TIMEOUT = Setting.millis("cosmos.end-to-end-timeout.ms", 2000,
             "End-to-end timeout of one Cosmos operation, retries included.");
     public static final Setting<Boolean> CREATE = Setting.bool("cosmos.create-if-missing", true,
-            "Create the database and container at start when they do not exist.");
+            "Create the database and container at start when they do not exist. Only with `cosmos.auth=key`: Cosmos refuses "
+                    + "control-plane operations to an Entra ID token, so provision them first (docs/azure.md) and set this false.");
     public static final Setting<Boolean> INDEX_ALL = Setting.bool("cosmos.index-all-paths", false,
             "Create the container with Cosmos DB's default indexing policy (every path) instead of only the paths "
             + "read-service queries (grade, unit, bucket); every indexed path makes every write dearer. Applies when the container is "
@@ -71,9 +75,16 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
     public static final Setting<String> USER_AGENT = Setting.string("cosmos.user-agent-suffix", "tally",
             "Appended to the SDK's user agent: tells this application apart in the account's diagnostic logs.");
 
-    public static final List<Setting<?>> ALL = List.of(ENDPOINT, KEY, DATABASE, CONTAINER, MODE, E2E_TIMEOUT, CREATE, DISCOVERY,
+    public static final List<Setting<?>> ALL = concat(List.of(ENDPOINT, KEY, DATABASE, CONTAINER, MODE, E2E_TIMEOUT, CREATE, DISCOVERY,
             PREFERRED_REGIONS, GATEWAY_POOL, IDLE_TIMEOUT, CONNECT_TIMEOUT, DIRECT_CONNECTIONS, WARM_UP, DIAG_LATENCY, DIAG_RU,
-            USER_AGENT, INDEX_ALL);
+            USER_AGENT, INDEX_ALL), CosmosAuth.ALL, CosmosThroughput.ALL);
+
+    @SafeVarargs
+    private static List<Setting<?>> concat(List<Setting<?>>... lists) {
+        List<Setting<?>> all = new ArrayList<>();
+        for (List<Setting<?>> l : lists) all.addAll(l);
+        return List.copyOf(all);
+    }
 
     public static CosmosSettings from(Config c) {
         String endpoint = c.get(ENDPOINT);
@@ -82,11 +93,24 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
             case "false" -> false;
             default -> !isLocal(endpoint); // one local endpoint has no other regions to discover
         };
+        List<String> problems = new ArrayList<>();
+        CosmosAuth auth = CosmosAuth.from(c, problems);
+        CosmosThroughput throughput = CosmosThroughput.from(c, problems);
+        if (!auth.usesKey() && c.get(CREATE)) {
+            // Refused rather than skipped: skipping would move the failure to the first write or read, as a 404
+            // that looks like missing data, where here the cause and its one-setting fix are named at start.
+            problems.add(CREATE.key() + "=true cannot work with " + CosmosAuth.MODE.key() + "=" + auth.mode().value()
+                    + ": Cosmos DB does not let an Entra ID token create databases or containers (a control-plane operation; "
+                    + "the service answers 403, sub-status 5300). Provision " + c.get(DATABASE) + "/" + c.get(CONTAINER)
+                    + " with the Azure CLI or Bicep (docs/azure.md), then set " + CREATE.key() + "=false ("
+                    + CREATE.envName() + "=false)");
+        }
+        if (!problems.isEmpty()) throw new ConfigException(problems);
         return new CosmosSettings(endpoint, c.get(KEY), c.get(DATABASE), c.get(CONTAINER),
                 ConnectionMode.valueOf(c.get(MODE).toUpperCase(Locale.ROOT)), c.get(E2E_TIMEOUT), c.get(CREATE), discovery,
                 regions(c.get(PREFERRED_REGIONS)),
                 c.get(GATEWAY_POOL), c.get(IDLE_TIMEOUT), c.get(CONNECT_TIMEOUT), c.get(DIRECT_CONNECTIONS), c.get(WARM_UP),
-                c.get(DIAG_LATENCY), c.get(DIAG_RU), c.get(USER_AGENT), c.get(INDEX_ALL));
+                c.get(DIAG_LATENCY), c.get(DIAG_RU), c.get(USER_AGENT), c.get(INDEX_ALL), auth, throughput);
     }
 
     static List<String> regions(String raw) {
@@ -99,10 +123,11 @@ public record CosmosSettings(String endpoint, String key, String database, Strin
     }
 
     @Override
-    public String toString() { // the key never reaches a log
+    public String toString() { // the key and the client secret never reach a log
         return "CosmosSettings[endpoint=" + endpoint + ", database=" + database + ", container=" + container
                 + ", mode=" + mode + ", endToEndTimeout=" + endToEndTimeout + ", endpointDiscovery=" + endpointDiscovery + ", preferredRegions=" + preferredRegions
                 + ", gatewayMaxConnectionPoolSize=" + gatewayMaxConnectionPoolSize + ", warmUp=" + warmUp
-                + ", userAgentSuffix=" + userAgentSuffix + ", indexAllPaths=" + indexAllPaths + "]";
+                + ", userAgentSuffix=" + userAgentSuffix + ", indexAllPaths=" + indexAllPaths + ", auth=" + auth.describe()
+                + ", throughput=" + throughput.describe() + "]";
     }
 }

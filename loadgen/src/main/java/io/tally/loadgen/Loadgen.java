@@ -97,7 +97,7 @@ public final class Loadgen {
                 source = generator;
                 unpaced = RateSchedule.of(s).unpaced();
             }
-            UnaryOperator<OutgoingRecord> encode = new RecordEncoder(new SchemaRegistryClient(s.schemaRegistryUrl()), s.topic(),
+            UnaryOperator<OutgoingRecord> encode = new RecordEncoder(new SchemaRegistryClient(s.registryClient()), s.topic(),
                     s.firstV2Sequence(planned));
             if (s.recordFile().isPresent()) {
                 recorder = new StreamRecorder(s.recordFile().get());

@@ -3,6 +3,7 @@ package io.tally.loadgen;
 import io.tally.config.Config;
 import io.tally.config.ConfigException;
 import io.tally.config.Setting;
+import io.tally.schemas.serde.RegistryClientSettings;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +24,7 @@ import java.util.Optional;
  * @param start first event time of the generated spread, already resolved (the {@code auto} default
  *              is "now minus the window, truncated to the hour", fixed once at load time)
  */
-public record LoadgenSettings(String bootstrapServers, String schemaRegistryUrl, String topic, Mode mode,
+public record LoadgenSettings(String bootstrapServers, RegistryClientSettings registryClient, String topic, Mode mode,
                               long events, Duration duration, long rate, int burstFactor, Duration burstStart,
                               Duration burstDuration, long seed, String domain, int customers, double zipfExponent,
                               int skus, int merchants, int postalCodes, BigDecimal amountMedian, double amountSigma,
@@ -134,7 +135,7 @@ public record LoadgenSettings(String bootstrapServers, String schemaRegistryUrl,
                     + "1 = never (all version 1), 0.5 = from the middle on, 0 = all version 2. The fields that count "
                     + "are the same in both versions, so the ground truth does not change.", 0, 1);
 
-    public static final List<Setting<?>> ALL = List.of(BOOTSTRAP, REGISTRY, TOPIC, MODE, EVENTS, DURATION, RATE,
+    public static final List<Setting<?>> ALL = List.of(BOOTSTRAP, REGISTRY, RegistryClientSettings.USER_INFO, TOPIC, MODE, EVENTS, DURATION, RATE,
             BURST_FACTOR, BURST_START, BURST_DURATION, SEED, DOMAIN, CUSTOMERS, ZIPF_EXPONENT, SKUS, MERCHANTS,
             POSTAL_CODES, AMOUNT_MEDIAN, AMOUNT_SIGMA, START, WINDOW, DUPLICATE_FRACTION, LATE_FRACTION,
             FUTURE_FRACTION, MALFORMED_FRACTION, INVALID_FRACTION, DECLINED_FRACTION, REFUNDED_FRACTION,
@@ -174,7 +175,8 @@ public record LoadgenSettings(String bootstrapServers, String schemaRegistryUrl,
         Optional<Path> replay = optionalPath(c.get(REPLAY_FILE));
         if (mode == Mode.REPLAY && replay.isEmpty()) problems.add("loadgen.mode=replay needs loadgen.replay-file");
         if (!problems.isEmpty()) throw new ConfigException(problems);
-        return new LoadgenSettings(c.get(BOOTSTRAP), c.get(REGISTRY), c.get(TOPIC), mode, c.get(EVENTS), c.get(DURATION),
+        return new LoadgenSettings(c.get(BOOTSTRAP), RegistryClientSettings.forUrls(c.get(REGISTRY), c.get(RegistryClientSettings.USER_INFO)),
+                c.get(TOPIC), mode, c.get(EVENTS), c.get(DURATION),
                 c.get(RATE), c.get(BURST_FACTOR), c.get(BURST_START), c.get(BURST_DURATION), c.get(SEED), c.get(DOMAIN),
                 c.get(CUSTOMERS), d(c, ZIPF_EXPONENT), c.get(SKUS), c.get(MERCHANTS), c.get(POSTAL_CODES),
                 new BigDecimal(c.get(AMOUNT_MEDIAN)), d(c, AMOUNT_SIGMA), start, window, fractions,

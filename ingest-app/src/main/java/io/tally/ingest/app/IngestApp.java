@@ -7,6 +7,7 @@ import io.tally.cosmos.CosmosClients;
 import io.tally.rules.GradeRule;
 import io.tally.rules.GradeRules;
 import io.tally.ingest.sink.BucketSink;
+import io.tally.ingest.sink.CosmosBulkExecutor;
 import io.tally.ingest.sink.SinkMetrics;
 import io.tally.ingest.sink.SinkSettings;
 import io.tally.ingest.topology.TallyTopology;
@@ -131,6 +132,7 @@ public final class IngestApp implements AutoCloseable {
                 .setMaxRetryAttemptsOnThrottledRequests(sinkSettings.throttleRetriesInSdk())));
         CosmosAsyncContainer container = CosmosClients.container(cosmos, settings.cosmos());
         CosmosClients.warmUp(container, settings.cosmos());
+        CosmosBulkExecutor.enableFleetBudget(cosmos, container, sinkSettings, settings.cosmos());
         sink = BucketSink.create(sinkSettings, settings.topics(), settings.kafka().consumerConfig(),
                 settings.kafka().producerConfig(), container, new SinkMetrics(metrics.registry()));
         sinkThread = new Thread(() -> {

@@ -17,7 +17,7 @@ import java.util.Map;
  * Everything ingest-app reads, parsed once. Kafka client settings pass through with the {@code kafka.} prefix, per
  * client with {@code kafka.streams.}, {@code kafka.consumer.} and {@code kafka.producer.} ({@link KafkaClientSettings}).
  */
-public record IngestSettings(Role role, KafkaClientSettings kafka, String schemaRegistryUrl, Duration missingSchemaIdTtl,
+public record IngestSettings(Role role, KafkaClientSettings kafka, RegistryClientSettings registryClient,
                              String applicationId,
                              Path stateDir, Duration commitInterval, SinkSettings sink,
                              CosmosSettings cosmos, AggregationSettings aggregation,
@@ -55,7 +55,7 @@ public record IngestSettings(Role role, KafkaClientSettings kafka, String schema
                     + "sixth of ingest.freshness-target.ms.");
 
     public static List<Setting<?>> all() {
-        List<Setting<?>> all = new ArrayList<>(List.of(ROLE, BOOTSTRAP, REGISTRY, MISSING_ID_TTL, TOPIC_PREFIX, CREATE_TOPICS, TOPICS_TIMEOUT, APP_ID, STATE_DIR,
+        List<Setting<?>> all = new ArrayList<>(List.of(ROLE, BOOTSTRAP, REGISTRY, RegistryClientSettings.USER_INFO, MISSING_ID_TTL, TOPIC_PREFIX, CREATE_TOPICS, TOPICS_TIMEOUT, APP_ID, STATE_DIR,
                 FreshnessTarget.TARGET, COMMIT_INTERVAL));
         all.addAll(SinkSettings.ALL);
         all.addAll(AggregationSettings.ALL);
@@ -68,17 +68,14 @@ public record IngestSettings(Role role, KafkaClientSettings kafka, String schema
         FreshnessTarget freshness = FreshnessTarget.from(c);
         Duration commitInterval = c.get(COMMIT_INTERVAL).isZero() ? freshness.commitInterval() : c.get(COMMIT_INTERVAL);
         return new IngestSettings(Role.valueOf(c.get(ROLE).toUpperCase(java.util.Locale.ROOT)),
-                KafkaClientSettings.from(c, c.get(BOOTSTRAP)), c.get(REGISTRY), c.get(MISSING_ID_TTL), c.get(APP_ID), Path.of(c.get(STATE_DIR)),
+                KafkaClientSettings.from(c, c.get(BOOTSTRAP)),
+                RegistryClientSettings.forUrls(c.get(REGISTRY), c.get(RegistryClientSettings.USER_INFO)).withMissingIdCacheTtl(c.get(MISSING_ID_TTL)),
+                c.get(APP_ID), Path.of(c.get(STATE_DIR)),
                 commitInterval, SinkSettings.from(c, freshness), CosmosSettings.from(c), AggregationSettings.from(c),
                 Topics.Names.withPrefix(c.get(TOPIC_PREFIX)), c.get(CREATE_TOPICS), c.get(TOPICS_TIMEOUT));
     }
 
     public String bootstrapServers() { return kafka.bootstrapServers(); }
-
-    /** The registry client of the input's deserializer (live and replay alike). */
-    public RegistryClientSettings registryClient() {
-        return RegistryClientSettings.forUrls(schemaRegistryUrl).withMissingIdCacheTtl(missingSchemaIdTtl);
-    }
 
     public boolean runsAggregation() { return role != Role.SINK; }
 

@@ -168,6 +168,8 @@ public final class ReplayJob {
                 .setMaxRetryAttemptsOnThrottledRequests(ingest.sink().throttleRetriesInSdk())));
         try {
             var container = CosmosClients.container(cosmos, ingest.cosmos());
+            // With a fleet budget, a replay writes under it as one more member, beside the live sinks.
+            CosmosBulkExecutor.enableFleetBudget(cosmos, container, ingest.sink(), ingest.cosmos());
             return new ReplayWriter(ingest.sink(), new CosmosBulkExecutor(container, ingest.sink()), settings.writeTimeout())
                     .write(aggregator.buckets(), progress);
         } finally {

@@ -1,5 +1,6 @@
 package io.tally.ingest.sink;
 
+import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.CosmosAsyncContainer;
 import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.ThroughputControlGroupConfig;
@@ -13,6 +14,8 @@ import com.azure.cosmos.models.CosmosItemOperation;
 import com.azure.cosmos.models.CosmosPatchOperations;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tally.cosmos.CosmosClients;
+import io.tally.cosmos.CosmosSettings;
 import io.tally.model.EntityBucket;
 import io.tally.model.EntityBucketJson;
 import java.time.Duration;
@@ -35,12 +38,14 @@ public final class CosmosBulkExecutor implements BulkExecutor {
     private final CosmosAsyncContainer container;
     private final SinkSettings settings;
     private final boolean budgeted;
+    private final String groupName;
 
     public CosmosBulkExecutor(CosmosAsyncContainer container, SinkSettings settings) {
         this.container = container;
         this.settings = settings;
         this.budgeted = settings.ruBudget() > 0;
-        if (budgeted) {
+        this.groupName = settings.fleetBudgetControlContainer().isEmpty() ? THROUGHPUT_GROUP : THROUGHPUT_GROUP + "-" + settings.groupId();
+        if (budgeted && settings.fleetBudgetControlContainer().isEmpty()) {
             // A local group: each sink process meters itself (no shared lease container needed). Requests over
             // the target are refused client-side with a 429 before they cost anything, and reach the sink's
             // retry and AIMD limiter like a throttle from the service.
@@ -53,6 +58,34 @@ public final class CosmosBulkExecutor implements BulkExecutor {
         }
     }
 
+    /**
+     * The fleet's budget ({@code sink.ru-budget.fleet-control-container}): a global group, which the SDK splits among
+     * the sinks that renewed their lease item in the control container lately, by their recent use; an item not
+     * renewed within the expire interval drops out and its share goes to the others. Creates the control container
+     * when {@code cosmos.create-if-missing} is on. Call before the first write; without a fleet budget it does nothing.
+     */
+    public static void enableFleetBudget(CosmosAsyncClient client, CosmosAsyncContainer container, SinkSettings settings,
+                                         CosmosSettings cosmos) {
+        if (settings.ruBudget() == 0 || settings.fleetBudgetControlContainer().isEmpty()) return;
+        CosmosClients.throughputControlContainer(client, cosmos, settings.fleetBudgetControlContainer());
+        ThroughputControlGroupConfig group = new ThroughputControlGroupConfigBuilder()
+                .groupName(THROUGHPUT_GROUP + "-" + settings.groupId())
+                .targetThroughput(settings.ruBudget())
+                .build();
+        container.enableGlobalThroughputControlGroup(group, client.createGlobalThroughputControlConfigBuilder(
+                        container.getDatabase().getId(), settings.fleetBudgetControlContainer())
+                .setControlItemRenewInterval(FLEET_RENEW)
+                .setControlItemExpireInterval(FLEET_EXPIRE)
+                .build());
+        log.info("sink writes of group {} limited to {} RU/s together (global throughput control, control container {})",
+                settings.groupId(), settings.ruBudget(), settings.fleetBudgetControlContainer());
+    }
+
+    // The SDK's smallest renew interval is 5 s, and it wants the expiry above twice that: a dead sink's share is
+    // back with the others within expire + renew = 16 s.
+    static final Duration FLEET_RENEW = Duration.ofSeconds(5);
+    static final Duration FLEET_EXPIRE = Duration.ofSeconds(11);
+
     @Override
     public Flux<ItemResult> execute(List<BucketWrite> writes) {
         List<CosmosItemOperation> ops = new ArrayList<>(writes.size());
@@ -61,7 +94,7 @@ public final class CosmosBulkExecutor implements BulkExecutor {
                 .setInitialMicroBatchSize(settings.microBatchSize())
                 .setMaxMicroBatchSize(settings.microBatchSize())
                 .setMaxMicroBatchConcurrency(settings.microBatchConcurrency());
-        if (budgeted) options.setThroughputControlGroupName(THROUGHPUT_GROUP);
+        if (budgeted) options.setThroughputControlGroupName(groupName);
         return container.<BucketWrite>executeBulkOperations(Flux.fromIterable(ops), options).map(CosmosBulkExecutor::result);
     }
 

@@ -28,7 +28,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                            int concurrencyInitial, int concurrencyMin, int concurrencyMax, int targetRate,
                            int retryMaxAttempts, Duration retryInitialBackoff, Duration retryMaxBackoff, Duration retryMaxElapsed,
                            int ruBudget, int throttleRetriesInSdk, int metricsPort,
-                           boolean pacing, int pacingMinRate) {
+                           boolean pacing, int pacingMinRate, String fleetBudgetControlContainer) {
 
     public static final Setting<String> GROUP_ID = Setting.string("sink.group-id", "tally-sink",
             "Consumer group of the Cosmos sink.");
@@ -83,7 +83,14 @@ public record SinkSettings(String groupId, Duration pollTimeout,
             "Time a document may spend retrying before the sink stalls (see sink.retry.max-attempts).");
     public static final Setting<Integer> RU_BUDGET = Setting.integer("sink.ru-budget", 0,
             "Request units per second the sink may use (SDK local throughput control group), leaving the rest to reads; "
-                    + "0 = no limit. Per sink process: divide the container's share by the number of sink instances.").atLeast(0);
+                    + "0 = no limit. Per sink process (divide the container's share by the number of sink instances), or for all "
+                    + "sinks together with sink.ru-budget.fleet-control-container.").atLeast(0);
+    public static final Setting<String> FLEET_BUDGET = Setting.optionalString("sink.ru-budget.fleet-control-container", "",
+            "Empty (default): sink.ru-budget is each sink process's own. A container name: sink.ru-budget is the budget of every "
+                    + "sink of sink.group-id together, shared through the Cosmos SDK's global throughput control, whose members "
+                    + "keep their shares in this container (same database, partition key /groupId, created with the bucket "
+                    + "container when cosmos.create-if-missing is on); a stopped or dead sink's share goes back to the others "
+                    + "within about 16 s (its lease item expires after 11 s, the others renew every 5 s).");
     public static final Setting<Integer> SDK_THROTTLE_RETRIES = Setting.integer("sink.sdk-throttle-retries", 0,
             "429 retries the SDK makes inside bulk before the sink sees them. 0 (default): the sink owns throttling, so every "
                     + "429 reaches its pacer (sink.pacing.enabled; the AIMD limiter when pacing is off) and is retried once, by the sink, "
@@ -103,7 +110,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_DOCUMENTS, FLUSH_WINDOW,
             MAX_IN_FLIGHT, COMMIT_INTERVAL, REVOKE_DRAIN, CHUNK_SIZE, MICRO_BATCH, MICRO_BATCH_CONCURRENCY, CONCURRENCY_INITIAL,
             CONCURRENCY_MIN, CONCURRENCY_MAX, TARGET_RATE, RETRY_ATTEMPTS, RETRY_INITIAL, RETRY_MAX, RETRY_ELAPSED, RU_BUDGET,
-            SDK_THROTTLE_RETRIES, METRICS_PORT,
+            SDK_THROTTLE_RETRIES, METRICS_PORT, FLEET_BUDGET,
             PACING, PACING_MIN_RATE);
 
     /** Cross-field checks; every problem is listed at once. */
@@ -129,6 +136,9 @@ public record SinkSettings(String groupId, Duration pollTimeout,
         if (chunkSize < microBatchSize) {
             problems.add(CHUNK_SIZE.key() + " (" + chunkSize + ") must be >= " + MICRO_BATCH.key() + " (" + microBatchSize + ")");
         }
+        if (!fleetBudgetControlContainer.isEmpty() && ruBudget == 0) {
+            problems.add(FLEET_BUDGET.key() + " shares sink.ru-budget across the fleet: set " + RU_BUDGET.key() + " > 0 too");
+        }
         if (!problems.isEmpty()) throw new ConfigException(problems);
     }
 
@@ -145,7 +155,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                 c.get(MICRO_BATCH), c.get(MICRO_BATCH_CONCURRENCY), c.get(CONCURRENCY_INITIAL), c.get(CONCURRENCY_MIN),
                 c.get(CONCURRENCY_MAX), c.get(TARGET_RATE), c.get(RETRY_ATTEMPTS), c.get(RETRY_INITIAL), c.get(RETRY_MAX), c.get(RETRY_ELAPSED),
                 c.get(RU_BUDGET), c.get(SDK_THROTTLE_RETRIES), c.get(METRICS_PORT),
-                c.get(PACING), c.get(PACING_MIN_RATE));
+                c.get(PACING), c.get(PACING_MIN_RATE), c.get(FLEET_BUDGET).trim());
     }
 
     /** The defaults, for tests and tools. */

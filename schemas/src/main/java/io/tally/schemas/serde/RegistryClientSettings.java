@@ -1,5 +1,6 @@
 package io.tally.schemas.serde;
 
+import io.tally.config.Setting;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -35,6 +36,15 @@ public record RegistryClientSettings(
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
     public static final int DEFAULT_MISSING_CACHE_SIZE = 10_000;
 
+    /**
+     * Basic-auth credentials of the registry, for every application that talks to it. A setting of its own rather
+     * than user info in {@code schema.registry.url}, so the password is a secret the settings never print.
+     */
+    public static final Setting<String> USER_INFO = Setting.optionalString("schema.registry.basic-auth.user-info", "",
+            "`user:password` for HTTP basic auth at the schema registry (a managed registry's API key and secret); empty = "
+                    + "none, or user info in `schema.registry.url`. Set it from the environment or a file.")
+            .validate(v -> v.isEmpty() || v.contains(":"), "must be user:password").secret();
+
     public RegistryClientSettings {
         urls = List.copyOf(urls);
         if (urls.isEmpty()) throw new IllegalArgumentException("at least one schema registry URL is required");
@@ -46,6 +56,14 @@ public record RegistryClientSettings(
     /** Defaults for everything but the URLs (a comma-separated list; user info in a URL becomes basic auth). */
     public static RegistryClientSettings forUrls(String commaSeparatedUrls) {
         return AvroSerdeConfig.parse(java.util.Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, commaSeparatedUrls)).registry();
+    }
+
+    /** As {@link #forUrls(String)}, with basic-auth credentials from {@link #USER_INFO} when {@code userInfo} is not empty. */
+    public static RegistryClientSettings forUrls(String commaSeparatedUrls, String userInfo) {
+        if (userInfo.isEmpty()) return forUrls(commaSeparatedUrls);
+        return AvroSerdeConfig.parse(java.util.Map.of(AvroSerdeConfig.SCHEMA_REGISTRY_URL, commaSeparatedUrls,
+                AvroSerdeConfig.BASIC_AUTH_CREDENTIALS_SOURCE, AvroSerdeConfig.CredentialsSource.USER_INFO.name(),
+                AvroSerdeConfig.BASIC_AUTH_USER_INFO, userInfo)).registry();
     }
 
     /** The same settings with another retry policy (tests use short waits). */

@@ -130,6 +130,34 @@ public final class CosmosControl {
         call("POST", "/loop/reset", null);
     }
 
+    /**
+     * Registers an application with the endpoint's local Entra ID token issuer; returns the authority host to give
+     * azure-identity ({@code https://127.0.0.1:PORT/}, the Cosmos port: see local/cosmos/README.md, "Entra ID tokens").
+     */
+    public String registerEntraClient(String clientId, String clientSecret) {
+        ObjectNode body = JSON.createObjectNode().put("clientId", clientId).put("clientSecret", clientSecret);
+        return call("POST", "/entra/clients", body).get("authorityHost").asText();
+    }
+
+    /** The local token issuer's state: authority host, registered client ids, accepted audiences, tokens issued, tokens refused. */
+    public JsonNode entra() {
+        return call("GET", "/entra", null);
+    }
+
+    /**
+     * A token minted by the local issuer without the token endpoint, for tokens a client could not get from it: {@code spec}
+     * may set {@code audience}, {@code tenant}, {@code clientId}, {@code lifetimeSeconds} (negative = expired),
+     * {@code notBeforeSeconds}, {@code signWithForeignKey}, {@code issuer}.
+     */
+    public String mintEntraToken(ObjectNode spec) {
+        return call("POST", "/entra/tokens", spec).get("accessToken").asText();
+    }
+
+    /** A spec for {@link #mintEntraToken(ObjectNode)}. */
+    public static ObjectNode tokenSpec() {
+        return JSON.createObjectNode();
+    }
+
     /** Clears fault rules, counters and throughput settings made at run time. */
     public void reset() {
         call("POST", "/reset", null);

@@ -155,9 +155,17 @@ public final class TestKafka {
      */
     public static <K, V> List<ConsumerRecord<K, V>> readCommitted(String bootstrapServers, String topic,
                                                                    Deserializer<K> keys, Deserializer<V> values) {
+        return readCommitted(bootstrapServers, Map.of(), topic, keys, values);
+    }
+
+    /** As {@link #readCommitted(String, String, Deserializer, Deserializer)}, with client settings added (security). */
+    public static <K, V> List<ConsumerRecord<K, V>> readCommitted(String bootstrapServers, Map<String, String> clientSettings,
+                                                                   String topic, Deserializer<K> keys, Deserializer<V> values) {
         List<ConsumerRecord<K, V>> out = new java.util.ArrayList<>();
-        try (KafkaConsumer<K, V> c = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"), keys, values)) {
+        Map<String, Object> config = new java.util.HashMap<>(clientSettings);
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        try (KafkaConsumer<K, V> c = new KafkaConsumer<>(config, keys, values)) {
             List<TopicPartition> parts = c.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
             c.assign(parts);
             c.seekToBeginning(parts);

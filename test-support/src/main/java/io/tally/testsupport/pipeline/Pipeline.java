@@ -76,6 +76,7 @@ public final class Pipeline implements AutoCloseable {
     private final List<IngestNode> nodes = new CopyOnWriteArrayList<>();
     private final CosmosAsyncClient client;
     private int truthFiles;
+    private Map<String, String> kafkaClientSettings = Map.of();
 
     public Pipeline(String name, String bootstrap, LocalSchemaRegistry registry, LocalCosmos cosmos, Path dir) {
         this.name = name;
@@ -93,6 +94,15 @@ public final class Pipeline implements AutoCloseable {
     }
 
     // --- set-up ---------------------------------------------------------------------------------
+
+    /**
+     * Settings the harness's own Kafka clients (admin, readers) add to the bootstrap servers: the security of a
+     * secured broker. The instances and loadgen get theirs as {@code --kafka.*} flags from the test.
+     */
+    public Pipeline withKafkaClientSettings(Map<String, String> settings) {
+        this.kafkaClientSettings = Map.copyOf(settings);
+        return this;
+    }
 
     /** Creates the run's topics as Tally specifies them and waits for their leaders. */
     public Pipeline provisionTopics() {
@@ -258,7 +268,7 @@ public final class Pipeline implements AutoCloseable {
 
     /** Every committed record of {@code topic}, from the beginning to its end as of now (at most a minute of reading). */
     public void readAll(String topic, java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> each) {
-        TestKafka.readCommitted(bootstrap, topic, new ByteArrayDeserializer(), new ByteArrayDeserializer()).forEach(each);
+        TestKafka.readCommitted(bootstrap, kafkaClientSettings, topic, new ByteArrayDeserializer(), new ByteArrayDeserializer()).forEach(each);
     }
 
     /** Records not yet committed by a consumer group, per partition with any; empty when caught up. */
@@ -357,8 +367,10 @@ public final class Pipeline implements AutoCloseable {
     }
 
     public Admin admin() {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        Map<String, Object> config = new HashMap<>(kafkaClientSettings);
+        config.putAll(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000));
+        return Admin.create(config);
     }
 
     // --- the stale-write watcher ---------------------------------------------------------------

@@ -181,8 +181,58 @@ public final class LocalSchemaRegistry {
                 "started here, pid " + process.pid() + ", log " + logFile);
     }
 
+    /**
+     * A registry of the caller's own, as a managed one is reached: HTTPS with the certificate and key in the given PEM
+     * files, and HTTP basic auth for one user (the registry's bootstrap admin, created at start in its in-memory
+     * store). {@code trust} must trust the certificate (for the readiness probe). Stopped when the JVM exits.
+     */
+    public static LocalSchemaRegistry startSecure(Path dir, Path certPem, Path keyPem, String user, String password,
+                                                  javax.net.ssl.SSLContext trust) {
+        Path root = repoRoot();
+        Path binary = build(root, stateDir(root));
+        int port = freePort();
+        Path config = dir.resolve("registry-secure.yaml");
+        Path logFile = dir.resolve("registry-secure.log");
+        try {
+            Files.createDirectories(dir);
+            Files.writeString(config, String.join("\n",
+                    "server: {host: 127.0.0.1, port: " + port + "}",
+                    "storage: {type: memory}",
+                    "compatibility: {default_level: BACKWARD}",
+                    "logging: {level: info, format: json}",
+                    "security:",
+                    "  tls: {enabled: true, cert_file: \"" + certPem + "\", key_file: \"" + keyPem + "\", min_version: TLS1.2, client_auth: none}",
+                    "  auth:",
+                    "    enabled: true",
+                    "    methods: [basic]",
+                    "    bootstrap: {enabled: true, username: \"" + user + "\"}",
+                    ""));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + config, e);
+        }
+        Process process;
+        try {
+            ProcessBuilder pb = new ProcessBuilder(binary.toString(), "-config", config.toString())
+                    .directory(root.toFile()).redirectErrorStream(true).redirectOutput(logFile.toFile());
+            Map<String, String> env = pb.environment();
+            env.keySet().removeIf(k -> k.startsWith("SCHEMA_REGISTRY_"));
+            env.put("SCHEMA_REGISTRY_BOOTSTRAP_PASSWORD", password); // the registry ignores a password in its file
+            process = pb.start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start the schema registry " + binary, e);
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(process), "local-schema-registry-secure-stop"));
+        String url = "https://127.0.0.1:" + port;
+        awaitReady(process, URI.create(url + "/health/ready"), logFile,
+                HttpClient.newBuilder().sslContext(trust).connectTimeout(Duration.ofSeconds(1)).build());
+        return new LocalSchemaRegistry(url, OptionalLong.of(process.pid()), "started here over HTTPS, pid " + process.pid() + ", log " + logFile);
+    }
+
     private static void awaitReady(Process process, URI health, Path logFile) {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        awaitReady(process, health, logFile, HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build());
+    }
+
+    private static void awaitReady(Process process, URI health, Path logFile, HttpClient http) {
         HttpRequest request = HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(2)).GET().build();
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {

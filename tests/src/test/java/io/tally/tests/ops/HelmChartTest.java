@@ -33,6 +33,7 @@ class HelmChartTest {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final String[] TEST_VALUES = {"--set", "secrets.cosmosKey=test-cosmos-key", "--set", "secrets.readApiKeys=key-a\\,key-b"};
     private static final long HEADROOM_BYTES = 512L << 20;
+    private static final String WI_CLIENT_ID = "00000000-0000-0000-0000-00000000c1d0";
 
     private static Path rendered;
     private static List<JsonNode> objects;
@@ -91,6 +92,78 @@ class HelmChartTest {
         } finally {
             Files.deleteIfExists(file);
         }
+    }
+
+    /**
+     * Entra ID through AKS workload identity: no Cosmos key in the Secret or the environment, the ServiceAccount carries
+     * the managed identity's client id, every pod the webhook's label and that ServiceAccount, and the apps load the
+     * rendered settings (cosmos.auth=workload-identity, create-if-missing false). Valid Kubernetes objects, as above.
+     */
+    @Test
+    void workloadIdentityRendersWithoutAKeyAndValidates(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("tally-wi.yaml");
+        Files.writeString(file, helmAsIs("template", "tally", OpsFiles.chart().toString(), "--namespace", "tally",
+                "--set", "cosmos.auth=workload-identity", "--set", "workloadIdentity.clientId=" + WI_CLIENT_ID,
+                "--set", "cosmos.throughput=autoscale", "--set", "cosmos.throughputRuPerSecond=20000", "--set", "sink.ruBudget=6000",
+                "--set", "secrets.readApiKeys=key-a").expectSuccess().stdout());
+        List<JsonNode> wi = parse(file);
+
+        JsonNode account = wi.stream().filter(o -> o.path("kind").asText().equals("ServiceAccount")).findFirst()
+                .orElseThrow(() -> new AssertionError("no ServiceAccount rendered"));
+        assertThat(account.path("metadata").path("annotations").path("azure.workload.identity/client-id").asText()).isEqualTo(WI_CLIENT_ID);
+        JsonNode secret = wi.stream().filter(o -> o.path("kind").asText().equals("Secret")).findFirst().orElseThrow();
+        assertThat(secret.path("stringData").has("cosmos-key")).as("a Cosmos key in the Secret").isFalse();
+        assertThat(Files.readString(file)).doesNotContain("TALLY_COSMOS_KEY");
+
+        List<JsonNode> workloads = wi.stream().filter(o -> Set.of("Deployment", "StatefulSet").contains(o.path("kind").asText())).toList();
+        assertThat(workloads).hasSize(3);
+        assertThat(workloads.stream().map(w -> w.path("metadata").path("name").asText()))
+                .contains("tally-sink", "tally-read", "tally-aggregation");
+        for (JsonNode w : workloads) {
+            JsonNode pod = w.path("spec").path("template");
+            assertThat(pod.path("spec").path("serviceAccountName").asText()).isEqualTo(account.path("metadata").path("name").asText());
+            JsonNode container = pod.path("spec").path("containers").path(0);
+            Map<String, String> env = env(container);
+            // The aggregation never talks to Cosmos: no identity for it, so the webhook leaves its pods alone.
+            boolean usesCosmos = env.containsKey("TALLY_COSMOS_ENDPOINT");
+            assertThat(pod.path("metadata").path("labels").path("azure.workload.identity/use").asText())
+                    .as("%s pod label", w.path("metadata").path("name")).isEqualTo(usesCosmos ? "true" : "");
+            if (!usesCosmos) continue;
+            assertThat(env).containsEntry("TALLY_COSMOS_AUTH", "workload-identity").containsEntry("TALLY_COSMOS_CREATE_IF_MISSING", "false")
+                    .containsEntry("TALLY_COSMOS_THROUGHPUT", "autoscale").containsEntry("TALLY_COSMOS_THROUGHPUT_RU_PER_SECOND", "20000");
+            String[] args = strings(container.path("args")).toArray(String[]::new);
+            boolean read = container.path("name").asText().equals("read-service");
+            var cosmos = read ? ReadSettings.load(args, env).cosmos() : IngestSettings.load(args, env).cosmos();
+            assertThat(cosmos.auth().mode()).isEqualTo(io.tally.cosmos.CosmosAuth.Mode.WORKLOAD_IDENTITY);
+            assertThat(cosmos.auth().clientId()).isEqualTo(WI_CLIENT_ID);
+            if (!read) {
+                var sink = IngestSettings.load(args, env).sink();
+                assertThat(sink.ruBudget()).as("the replicas' budget together").isEqualTo(6000);
+                assertThat(sink.fleetBudgetControlContainer()).isEqualTo("tally-throughput-control");
+            }
+        }
+
+        writeCrdSchema(dir, "servicemonitor", "monitoring.coreos.com_servicemonitors.yaml");
+        writeCrdSchema(dir, "prometheusrule", "monitoring.coreos.com_prometheusrules.yaml");
+        OpsTools.Run r = kubeconform(dir, file).expectSuccess();
+        JsonNode summary = new ObjectMapper().readTree(r.stdout()).path("summary");
+        assertThat(summary.path("valid").asInt()).as("kubeconform: %s", r.output()).isEqualTo(wi.size());
+    }
+
+    /** The chart refuses what the apps would refuse at start, and workload identity without an identity. */
+    @Test
+    void entraIdMisconfigurationsFailAtRenderTime() {
+        OpsTools.Run create = helmAsIs("template", "tally", OpsFiles.chart().toString(), "--set", "cosmos.auth=workload-identity",
+                "--set", "workloadIdentity.clientId=" + WI_CLIENT_ID, "--set", "cosmos.createIfMissing=true", "--set", "secrets.readApiKeys=k");
+        assertThat(create.exitCode()).as(create.output()).isNotZero();
+        assertThat(create.output()).contains("cosmos.createIfMissing=true cannot work with cosmos.auth=workload-identity");
+        OpsTools.Run noClient = helmAsIs("template", "tally", OpsFiles.chart().toString(), "--set", "cosmos.auth=workload-identity",
+                "--set", "secrets.readApiKeys=k");
+        assertThat(noClient.exitCode()).as(noClient.output()).isNotZero();
+        assertThat(noClient.output()).contains("workloadIdentity.clientId is required");
+        OpsTools.Run unknown = helmAsIs("template", "tally", OpsFiles.chart().toString(), "--set", "cosmos.auth=password",
+                "--set", "secrets.readApiKeys=k");
+        assertThat(unknown.output()).contains("cosmos.auth=password: must be key, workload-identity");
     }
 
     /** The PrometheusRule is the rule file docker-compose's Prometheus loads and promtool tests, not a copy that drifts. */
