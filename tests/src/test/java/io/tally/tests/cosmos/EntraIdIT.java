@@ -116,7 +116,7 @@ class EntraIdIT {
     static BucketDocument bucket(String entity, long hour, String sum) {
         BucketKey key = new BucketKey("entra", entity, "spend", TimeUnit.HOUR, hour);
         return new BucketDocument(key.pk(), key.id(), "spend", TimeUnit.HOUR.code(), TimeUnit.HOUR.bucketStart(hour).toString(),
-                new BigDecimal(sum), 1, new BigDecimal(sum), new BigDecimal(sum), 1, null, Instant.now().toString());
+                new BigDecimal(sum), 1, new BigDecimal(sum), new BigDecimal(sum), 1, 3600, Instant.now().toString());
     }
 
     @Test
