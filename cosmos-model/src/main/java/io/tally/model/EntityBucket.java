@@ -46,6 +46,10 @@ public final class EntityBucket {
     private final Map<String, Aggregate> grades;
     private final Map<String, Map<String, Aggregate>> qualified;
     private final Map<String, Integer> spilled;
+    /** Bumped by every change: lets an encoder reuse what it encoded while nothing changed. */
+    private int changes;
+    /** The JSON tree this document was read from, while unchanged since ({@link EntityBucketJson#read(byte[])}). */
+    private Object source;
 
     EntityBucket(String pk, String id, String unit, String bucket, String rule, int page, long ver, Integer ttl,
                  String updatedAt, Map<String, Aggregate> grades, Map<String, Map<String, Aggregate>> qualified,
@@ -150,6 +154,7 @@ public final class EntityBucket {
      * {@code ver} does not move: the events stay counted by this document.
      */
     public Map<String, Aggregate> spill(String rule, int pages) {
+        changed();
         spilled.put(rule, pages);
         Map<String, Aggregate> values = qualified.remove(rule);
         return values == null ? Map.of() : values;
@@ -161,10 +166,30 @@ public final class EntityBucket {
     }
 
     public void stamp(String time) {
+        changed();
         this.updatedAt = time;
     }
 
+    /** How many times this document changed since it was made or read: with its identity, what an encoder keys on. */
+    int changes() {
+        return changes;
+    }
+
+    Object source() {
+        return source;
+    }
+
+    void source(Object tree) {
+        this.source = tree;
+    }
+
+    private void changed() {
+        changes++;
+        source = null;
+    }
+
     private void counted(long count, int ttlSeconds) {
+        changed();
         ver += count;
         if (ttl == null || ttlSeconds > ttl) ttl = ttlSeconds;
     }
