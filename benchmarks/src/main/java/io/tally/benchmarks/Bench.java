@@ -1,6 +1,7 @@
 package io.tally.benchmarks;
 
 import io.tally.benchmarks.cosmos.LocalCosmosBench;
+import io.tally.benchmarks.read.ReadCostBench;
 import io.tally.benchmarks.read.ReadLatencyBench;
 import io.tally.benchmarks.read.ReadServiceBench;
 import io.tally.benchmarks.scaleout.ScaleOutBench;
@@ -43,7 +44,7 @@ public final class Bench {
 
     /** Every benchmark, the end-to-end set first in the order ./tally bench runs and the report shows it. */
     static final List<Benchmark> ALL = List.of(
-            new Benchmark(EndToEndBench.NAME, Kind.SET, "[--quick] [--events=N] [--with=KEY=VALUE...]",
+            new Benchmark(EndToEndBench.NAME, Kind.SET, "[--quick] [--events=N] [--rules=FILE] [--rule-axis=FILE|none] [--with=KEY=VALUE...]",
                     "End to end: throughput, freshness, documents and RU per event, RU budget", EndToEndBench::main),
             new Benchmark(FreshnessCostBench.NAME, Kind.SET, "[--quick] [--rate=N]",
                     "Freshness against cost at 0.25 / 1 / 5 / 30 s", FreshnessCostBench::main),
@@ -64,6 +65,9 @@ public final class Bench {
                     args -> AggregationBench.main(new String[] {args.length > 0 ? args[0] : "300000", "docs/benchmarks/aggregation.md"})),
             new Benchmark("sink", Kind.STAGE, "[UPDATES [BACKLOG]]",
                     "the sink against a naive upsert-per-record writer, and its heap under a backlog", SinkBench::main),
+            new Benchmark("read-cost", Kind.STAGE, "",
+                    "request units and latency of a point read, a range and a feature vector, per grade documents against entity "
+                            + "buckets, at the default and the many rules (docs/benchmarks/read-cost.md)", ReadCostBench::main),
             new Benchmark("read-service", Kind.STAGE, "",
                     "read-service's latencies next to the raw SDK call (-Dbench.rate, -Dbench.seconds, -Dbench.entities); "
                             + "its table goes to benchmarks/target/read-service-bench.md", ReadServiceBench::main));

@@ -173,8 +173,11 @@ public final class BenchReport {
           .append("Earlier benchmarks of one stage each, written by `./tally bench NAME` as their own pages:\n\n");
         for (Path p : pages) {
             String rel = markdown.toAbsolutePath().getParent().relativize(p.toAbsolutePath()).toString().replace('\\', '/');
-            md.append("- [").append(heading(p)).append("](").append(rel).append(") (`./tally bench ")
-              .append(p.getFileName().toString().replaceFirst("\\.md$", "")).append("`)\n");
+            String name = p.getFileName().toString().replaceFirst("\\.md$", "");
+            md.append("- [").append(heading(p)).append("](").append(rel).append(")");
+            // Pages of analysis (a profile, a comparison) sit beside the benchmarks' own: name a command only for those.
+            if (Bench.find(name).isPresent()) md.append(" (`./tally bench ").append(name).append("`)");
+            md.append("\n");
         }
     }
 
