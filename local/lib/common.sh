@@ -141,16 +141,28 @@ jar_stale() {
 # it, or it is missing (jar_stale). ./tally runs it before an application; local/stack.sh before ingest-app's topics
 # command.
 ensure_built() {
-  local stale=0 m modules
   (($#)) || set -- "${APPS[@]}"
+  any_stale "$@" || return 0
+  mkdir -p "$STATE"
+  # One build at a time, checked again under the lock: the demo starts ingest-app and read-service together, and two
+  # Maven builds of the same modules at once trip over each other's class files.
+  (
+    if command -v flock >/dev/null 2>&1; then flock 8; fi
+    any_stale "$@" || exit 0
+    say "building $(IFS=,; printf '%s' "$*") (./mvnw -DskipTests package; the first build downloads dependencies) ..."
+    (cd "$TALLY_ROOT" && ./mvnw -q -B -DskipTests package -pl "$(IFS=,; printf '%s' "$*")" -am) >&2 || exit 1
+    # The jar plugin leaves a jar whose content did not change as it was, older than a source merely touched since: mark
+    # it built, or every later start would build again.
+    for m in "$@"; do touch "$TALLY_ROOT/$m/target/$m.jar"; done
+  ) 8>"$STATE/build.lock" || die "the build failed; run ./mvnw -DskipTests package to see why"
+}
+
+any_stale() { # module...
+  local m
   for m in "$@"; do
-    if jar_stale "$m"; then stale=1; fi
+    if jar_stale "$m"; then return 0; fi
   done
-  ((stale)) || return 0
-  modules=$(IFS=,; printf '%s' "$*")
-  say "building $modules (./mvnw -DskipTests package; the first build downloads dependencies) ..."
-  (cd "$TALLY_ROOT" && ./mvnw -q -B -DskipTests package -pl "$modules" -am) >&2 \
-    || die "the build failed; run ./mvnw -DskipTests package to see why"
+  return 1
 }
 
 # True when something accepts TCP connections on 127.0.0.1:$1.
