@@ -153,7 +153,7 @@ ensure_built() {
     (cd "$TALLY_ROOT" && ./mvnw -q -B -DskipTests package -pl "$(IFS=,; printf '%s' "$*")" -am) >&2 || exit 1
     # The jar plugin leaves a jar whose content did not change as it was, older than a source merely touched since: mark
     # it built, or every later start would build again.
-    for m in "$@"; do touch "$TALLY_ROOT/$m/target/$m.jar"; done
+    for m in "$@"; do touch -c "$TALLY_ROOT/$m/target/$m.jar"; done
   ) 8>"$STATE/build.lock" || die "the build failed; run ./mvnw -DskipTests package to see why"
 }
 
