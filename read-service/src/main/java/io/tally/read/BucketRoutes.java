@@ -173,7 +173,7 @@ final class BucketRoutes {
                         EntityBucket d = doc.get();
                         d.spilled().keySet().forEach(rule -> spilled.computeIfAbsent(rule, r -> new java.util.TreeSet<>()).add(d.unit()));
                         for (BucketDocument view : d.views()) {
-                            if (retention.expired(view, f.at())) continue;
+                            if (retention.expired(view, clock.instant())) continue;
                             if (++found > max) continue;
                             byGrade.computeIfAbsent(view.grade(), g -> new LinkedHashMap<>()).put(view.unit(), retention.withTtl(view));
                         }
