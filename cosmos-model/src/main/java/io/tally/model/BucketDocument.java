@@ -28,6 +28,16 @@ public record BucketDocument(
         Integer ttl,
         String updatedAt) {
 
+    /**
+     * Grade {@code gradeId}'s bucket {@code index} of {@code unit} with values {@code a}, as the read API shows it: its
+     * {@code ver} is its count (one per event, the ver a per-grade document carried).
+     */
+    public static BucketDocument ofGrade(String pk, String gradeId, TimeUnit unit, long index, String bucketStart, Aggregate a,
+                                         Integer ttl, String updatedAt) {
+        return new BucketDocument(pk, BucketId.format(gradeId, unit, index), gradeId, unit.code(), bucketStart,
+                a.sum(), a.count(), a.min(), a.max(), a.count(), ttl, updatedAt);
+    }
+
     public BucketDocument withUpdatedAt(String time) {
         return new BucketDocument(pk, id, grade, unit, bucket, sum, count, min, max, ver, ttl, time);
     }

@@ -209,21 +209,20 @@ public final class EntityBucket {
             Map<String, Aggregate> values = qualified.get(rule);
             a = values == null ? null : values.get(qualifier);
         }
-        return Optional.ofNullable(a).map(x -> view(GradeId.format(rule, qualifier), x));
+        return Optional.ofNullable(a).map(x -> view(EntityBucketId.parse(id), GradeId.format(rule, qualifier), x));
     }
 
     /** Every grade this document holds, as {@link #grade} shows each: unqualified first, by name. */
     public List<BucketDocument> views() {
+        EntityBucketId where = EntityBucketId.parse(id);
         List<BucketDocument> out = new ArrayList<>(grades.size() + qualified.size());
-        grades.forEach((r, a) -> out.add(view(r, a)));
-        qualified.forEach((r, values) -> values.forEach((q, a) -> out.add(view(GradeId.format(r, q), a))));
+        grades.forEach((r, a) -> out.add(view(where, r, a)));
+        qualified.forEach((r, values) -> values.forEach((q, a) -> out.add(view(where, GradeId.format(r, q), a))));
         return out;
     }
 
-    private BucketDocument view(String gradeId, Aggregate a) {
-        EntityBucketId parsed = EntityBucketId.parse(id);
-        return new BucketDocument(pk, BucketId.format(gradeId, parsed.unit(), parsed.bucketIndex()), gradeId, unit, bucket,
-                a.sum(), a.count(), a.min(), a.max(), a.count(), ttl, updatedAt);
+    private BucketDocument view(EntityBucketId where, String gradeId, Aggregate a) {
+        return BucketDocument.ofGrade(pk, gradeId, where.unit(), where.bucketIndex(), bucket, a, ttl, updatedAt);
     }
 
     /** Coordinates for logs: never the values. */

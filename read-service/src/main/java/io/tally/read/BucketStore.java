@@ -117,7 +117,7 @@ final class BucketStore {
                 .concatMap(row -> {
                     long index = r.unit().bucketIndex(Instant.parse(row.bucket()));
                     if (row.a() != null) {
-                        return Mono.just(Optional.of(view(r.pk(), r.gradeId(), r.unit(), index, row.bucket(), row.a(), row.ttl(), row.updatedAt())));
+                        return Mono.just(Optional.of(BucketDocument.ofGrade(r.pk(), r.gradeId(), r.unit(), index, row.bucket(), row.a(), row.ttl(), row.updatedAt())));
                     }
                     if (row.spilled() != null && qualifier != null) {
                         return spilled(r.pk(), r.unit(), index, grade.rule(), qualifier, row.spilled());
@@ -140,12 +140,6 @@ final class BucketStore {
                 .map(r -> Optional.ofNullable(r.getItem()))
                 .onErrorResume(CosmosException.class, e -> e.getStatusCode() == 404 && e.getSubStatusCode() == 0
                         ? Mono.just(Optional.empty()) : Mono.error(e));
-    }
-
-    private static BucketDocument view(String pk, String gradeId, TimeUnit unit, long index, String bucket, Aggregate a,
-                                       Integer ttl, String updatedAt) {
-        return new BucketDocument(pk, BucketId.format(gradeId, unit, index), gradeId, unit.code(), bucket,
-                a.sum(), a.count(), a.min(), a.max(), a.count(), ttl, updatedAt);
     }
 
     private static SqlQuerySpec rangeQuery(Requests.Range r) {

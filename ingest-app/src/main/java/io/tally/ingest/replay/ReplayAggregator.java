@@ -115,10 +115,10 @@ final class ReplayAggregator {
     List<EntityBucket> buckets() {
         Map<String, Boolean> mainSelected = new HashMap<>();
         for (EntityBucket d : buckets.values()) {
-            if (!d.isPage()) mainSelected.put(d.pk() + '|' + d.id(), rules.selectsAny(d));
+            if (!d.isPage()) mainSelected.put(BucketKey.updateKey(d.pk(), d.id()), rules.selectsAny(d));
         }
         return buckets.values().stream().filter(d -> {
-            if (!d.isPage()) return mainSelected.get(d.pk() + '|' + d.id());
+            if (!d.isPage()) return mainSelected.get(BucketKey.updateKey(d.pk(), d.id()));
             EntityBucketId id = EntityBucketId.parse(d.id());
             return mainSelected.getOrDefault(BucketKey.updateKey(d.pk(), EntityBucketId.main(id.unit(), id.bucketIndex())), false);
         }).toList();
