@@ -10,7 +10,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.avro.Schema;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.errors.SerializationException;
 
 /**
  * The serde's settings, under Confluent's names so one Kafka client configuration works with either
@@ -57,8 +59,12 @@ public final class AvroSerdeConfig {
     public static final String HTTP_CONNECT_TIMEOUT_MS = "http.connect.timeout.ms";
     /** Whole-request timeout per URL and attempt (default 30000). */
     public static final String HTTP_READ_TIMEOUT_MS = "http.read.timeout.ms";
-    /** Only Confluent's TopicNameStrategy ({@code <topic>-key}, {@code <topic>-value}) is implemented. */
+    /**
+     * Which subject a key's schema is registered and looked up under: a {@link SubjectNameStrategy} short name,
+     * Confluent's class name or that class (default TopicNameStrategy, {@code <topic>-key}).
+     */
     public static final String KEY_SUBJECT_NAME_STRATEGY = "key.subject.name.strategy";
+    /** As {@link #KEY_SUBJECT_NAME_STRATEGY}, for values (default {@code <topic>-value}). */
     public static final String VALUE_SUBJECT_NAME_STRATEGY = "value.subject.name.strategy";
 
     public enum CredentialsSource { URL, USER_INFO }
@@ -68,14 +74,19 @@ public final class AvroSerdeConfig {
     private final boolean useLatestVersion;
     private final boolean specificReader;
     private final boolean logicalTypeConverters;
+    private final SubjectNameStrategy keySubjectStrategy;
+    private final SubjectNameStrategy valueSubjectStrategy;
 
     private AvroSerdeConfig(RegistryClientSettings registry, boolean autoRegister, boolean useLatestVersion,
-                            boolean specificReader, boolean logicalTypeConverters) {
+                            boolean specificReader, boolean logicalTypeConverters,
+                            SubjectNameStrategy keySubjectStrategy, SubjectNameStrategy valueSubjectStrategy) {
         this.registry = registry;
         this.autoRegister = autoRegister;
         this.useLatestVersion = useLatestVersion;
         this.specificReader = specificReader;
         this.logicalTypeConverters = logicalTypeConverters;
+        this.keySubjectStrategy = keySubjectStrategy;
+        this.valueSubjectStrategy = valueSubjectStrategy;
     }
 
     /** Parses a configuration that must name the registry. */
@@ -101,13 +112,8 @@ public final class AvroSerdeConfig {
             problems.add(USE_LATEST_VERSION + "=true needs " + AUTO_REGISTER_SCHEMAS + "=false (the serializer would "
                     + "otherwise register the record's schema and never use the latest version)");
         }
-        for (String key : List.of(KEY_SUBJECT_NAME_STRATEGY, VALUE_SUBJECT_NAME_STRATEGY)) {
-            Object v = configs.get(key);
-            String name = v instanceof Class<?> c ? c.getName() : v == null ? null : v.toString();
-            if (name != null && !name.endsWith("TopicNameStrategy")) {
-                problems.add(key + "=" + name + " is not supported; only TopicNameStrategy (<topic>-key/-value) is");
-            }
-        }
+        SubjectNameStrategy keyStrategy = p.strategy(KEY_SUBJECT_NAME_STRATEGY);
+        SubjectNameStrategy valueStrategy = p.strategy(VALUE_SUBJECT_NAME_STRATEGY);
 
         int maxRetries = p.integer(MAX_RETRIES, 3, 0);
         long waitMs = p.integer(RETRIES_WAIT_MS, 1000, 0);
@@ -173,7 +179,7 @@ public final class AvroSerdeConfig {
                     capacity, Duration.ofMillis(connectMs), Duration.ofMillis(readMs),
                     ttlSec < 0 ? null : Duration.ofSeconds(ttlSec), Duration.ofSeconds(missingTtlSec), missingSize);
         }
-        return new AvroSerdeConfig(registry, autoRegister, useLatest, specific, converters);
+        return new AvroSerdeConfig(registry, autoRegister, useLatest, specific, converters, keyStrategy, valueStrategy);
     }
 
     /** Client settings, or null when the URL was optional and absent. */
@@ -187,9 +193,34 @@ public final class AvroSerdeConfig {
 
     public boolean logicalTypeConverters() { return logicalTypeConverters; }
 
-    /** Confluent's TopicNameStrategy: {@code <topic>-key} or {@code <topic>-value}. */
+    public SubjectNameStrategy keySubjectStrategy() { return keySubjectStrategy; }
+
+    public SubjectNameStrategy valueSubjectStrategy() { return valueSubjectStrategy; }
+
+    /**
+     * The subject the serializer files {@code schema} under for {@code topic}, by the configured key or value
+     * strategy.
+     *
+     * @throws SerializationException when a record-name strategy meets a schema that is not a record (Confluent's
+     *     serializers refuse it too: enums, arrays and primitives have no name a subject could carry)
+     */
+    public String subject(String topic, boolean isKey, Schema schema) {
+        SubjectNameStrategy strategy = isKey ? keySubjectStrategy : valueSubjectStrategy;
+        if (strategy.usesRecordName() && schema.getType() != Schema.Type.RECORD) {
+            String key = isKey ? KEY_SUBJECT_NAME_STRATEGY : VALUE_SUBJECT_NAME_STRATEGY;
+            throw new SerializationException("In configuration " + key + " = " + strategy.shortName()
+                    + ", the message must be an Avro record; topic " + topic + " got a schema of type "
+                    + schema.getType().getName() + " (" + schema.getFullName() + ")");
+        }
+        return strategy.subject(topic, isKey, schema.getFullName());
+    }
+
+    /**
+     * The default subject (Confluent's TopicNameStrategy): {@code <topic>-key} or {@code <topic>-value}, for code
+     * that registers schemas itself for a serializer left at that default.
+     */
     public static String subject(String topic, boolean isKey) {
-        return topic + (isKey ? "-key" : "-value");
+        return SubjectNameStrategy.TOPIC_NAME.subject(topic, isKey, null);
     }
 
     /** A URL as it may appear in a message: without its user info. */
@@ -229,6 +260,18 @@ public final class AvroSerdeConfig {
         String string(String key, String dflt) {
             Object v = configs.get(key);
             return v == null ? dflt : v.toString();
+        }
+
+        SubjectNameStrategy strategy(String key) {
+            Object v = configs.get(key);
+            if (v == null) return SubjectNameStrategy.TOPIC_NAME;
+            String name = v instanceof Class<?> c ? c.getName() : v.toString();
+            try {
+                return SubjectNameStrategy.parse(name);
+            } catch (IllegalArgumentException e) {
+                problems.add(key + ": " + e.getMessage());
+                return SubjectNameStrategy.TOPIC_NAME;
+            }
         }
     }
 }

@@ -20,9 +20,11 @@ import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * Writes Avro records, specific (generated classes) or generic, in the Confluent wire format, with the
- * schema id from a Confluent-API registry under the TopicNameStrategy subject ({@code <topic>-value},
- * or {@code <topic>-key} when configured as a key serializer). {@code null} stays {@code null}, so a
- * tombstone remains a tombstone.
+ * schema id from a Confluent-API registry under the subject that {@code value.subject.name.strategy} (or
+ * {@code key.subject.name.strategy} when configured as a key serializer) names: {@code <topic>-value} /
+ * {@code <topic>-key} by default, the record's full name, or {@code <topic>-<record full name>} (see
+ * {@link SubjectNameStrategy}; the record-name strategies need a record schema). {@code null} stays
+ * {@code null}, so a tombstone remains a tombstone.
  *
  * <p>Which schema id: with {@code auto.register.schemas=true} (default) the record's schema is registered
  * (once per schema, then cached); with {@code false} it must already be registered under the subject
@@ -43,7 +45,7 @@ public final class AvroSerializer<T extends GenericContainer> implements Seriali
     /** For Kafka's reflective construction: {@link #configure} must name the registry. */
     public AvroSerializer() {}
 
-    /** With a shared client; {@link #configure} is optional (defaults: auto-register, value subject). */
+    /** With a shared client; {@link #configure} is optional (defaults: auto-register, {@code <topic>-value}). */
     public AvroSerializer(SchemaRegistryClient registry) {
         this.registry = registry;
         this.config = AvroSerdeConfig.parse(Map.of(), false);
@@ -66,7 +68,7 @@ public final class AvroSerializer<T extends GenericContainer> implements Seriali
             throw new IllegalStateException("AvroSerializer used before configure() and without a SchemaRegistryClient");
         }
         Schema schema = record.getSchema();
-        String subject = AvroSerdeConfig.subject(topic, isKey);
+        String subject = cfg.subject(topic, isKey, schema);
         int id;
         Schema writeWith = schema;
         try {

@@ -169,6 +169,14 @@ public final class SchemaRegistryClient {
         return latest;
     }
 
+    /** Every subject the registry has (not cached: a check at start asks once). */
+    public List<String> subjects() {
+        JsonNode body = call("GET", "subjects", null);
+        List<String> out = new java.util.ArrayList<>();
+        body.forEach(n -> out.add(n.asText()));
+        return out;
+    }
+
     /** Sets the subject's compatibility level (BACKWARD, FORWARD, FULL, NONE, *_TRANSITIVE). */
     public void setCompatibility(String subject, String level) {
         ObjectNode body = JSON.createObjectNode().put("compatibility", level);

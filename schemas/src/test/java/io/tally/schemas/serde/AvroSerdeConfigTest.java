@@ -90,14 +90,14 @@ class AvroSerdeConfigTest {
         m.put("max.retries", "-1");
         m.put("retries.wait.ms", "soon");
         m.put("basic.auth.credentials.source", "SASL_INHERIT");
-        m.put("value.subject.name.strategy", "io.confluent.kafka.serializers.subject.RecordNameStrategy");
+        m.put("value.subject.name.strategy", "com.example.TenantNameStrategy");
         assertThatThrownBy(() -> AvroSerdeConfig.parse(m))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("auto.register.schemas=yes is not true or false")
                 .hasMessageContaining("max.retries=-1 must be >= 0")
                 .hasMessageContaining("retries.wait.ms=soon is not an integer")
                 .hasMessageContaining("SASL_INHERIT is not supported")
-                .hasMessageContaining("RecordNameStrategy is not supported")
+                .hasMessageContaining("value.subject.name.strategy: 'com.example.TenantNameStrategy' is not a subject name strategy")
                 .hasMessageContaining("ftp://***@reg")
                 .hasMessageNotContaining("hunter2");
     }
@@ -126,10 +126,47 @@ class AvroSerdeConfigTest {
     void topicNameStrategySubjects() {
         assertThat(AvroSerdeConfig.subject("transactions", false)).isEqualTo("transactions-value");
         assertThat(AvroSerdeConfig.subject("transactions", true)).isEqualTo("transactions-key");
-        // Confluent's class name (or the class itself) is accepted, since it is what we do anyway.
-        assertThat(AvroSerdeConfig.parse(Map.of("schema.registry.url", "http://r",
-                "key.subject.name.strategy", "io.confluent.kafka.serializers.subject.TopicNameStrategy"))).isNotNull();
         assertThat(RegistryClientSettings.forUrls("http://a,http://b").urls()).hasSize(2);
         assertThat(List.of(AvroSerdeConfig.redact("http://u:p@h:1/x"))).containsExactly("http://***@h:1/x");
+    }
+
+    @Test
+    void subjectNameStrategiesDefaultToTopicName() {
+        AvroSerdeConfig c = AvroSerdeConfig.parse(Map.of("schema.registry.url", "http://r"));
+        assertThat(c.keySubjectStrategy()).isEqualTo(SubjectNameStrategy.TOPIC_NAME);
+        assertThat(c.valueSubjectStrategy()).isEqualTo(SubjectNameStrategy.TOPIC_NAME);
+        assertThat(AvroSerdeConfig.parse(Map.of(), false).valueSubjectStrategy()).isEqualTo(SubjectNameStrategy.TOPIC_NAME);
+    }
+
+    @Test
+    void subjectNameStrategiesAreReadFromClassNamesClassesAndShortNames() {
+        AvroSerdeConfig fullNames = AvroSerdeConfig.parse(Map.of("schema.registry.url", "http://r",
+                "key.subject.name.strategy", "io.confluent.kafka.serializers.subject.RecordNameStrategy",
+                "value.subject.name.strategy", " io.confluent.kafka.serializers.subject.TopicRecordNameStrategy "));
+        assertThat(fullNames.keySubjectStrategy()).isEqualTo(SubjectNameStrategy.RECORD_NAME);
+        assertThat(fullNames.valueSubjectStrategy()).isEqualTo(SubjectNameStrategy.TOPIC_RECORD_NAME);
+
+        // Code that has Confluent's jar configures the class itself.
+        AvroSerdeConfig classes = AvroSerdeConfig.parse(Map.of("schema.registry.url", "http://r",
+                "value.subject.name.strategy", io.confluent.kafka.serializers.subject.TopicRecordNameStrategy.class));
+        assertThat(classes.valueSubjectStrategy()).isEqualTo(SubjectNameStrategy.TOPIC_RECORD_NAME);
+
+        AvroSerdeConfig shortNames = AvroSerdeConfig.parse(Map.of("schema.registry.url", "http://r",
+                "key.subject.name.strategy", "topic-name", "value.subject.name.strategy", "RecordNameStrategy"));
+        assertThat(shortNames.keySubjectStrategy()).isEqualTo(SubjectNameStrategy.TOPIC_NAME);
+        assertThat(shortNames.valueSubjectStrategy()).isEqualTo(SubjectNameStrategy.RECORD_NAME);
+    }
+
+    @Test
+    void unknownSubjectNameStrategiesAreRejectedNamingTheAcceptedValues() {
+        assertThatThrownBy(() -> AvroSerdeConfig.parse(Map.of("schema.registry.url", "http://r",
+                "key.subject.name.strategy", String.class,
+                "value.subject.name.strategy", "io.confluent.kafka.serializers.subject.AssociatedNameStrategy")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("key.subject.name.strategy: 'java.lang.String' is not a subject name strategy")
+                .hasMessageContaining("value.subject.name.strategy: 'io.confluent.kafka.serializers.subject."
+                        + "AssociatedNameStrategy' is not a subject name strategy")
+                .hasMessageContaining("topic-name, record-name or topic-record-name")
+                .hasMessageContaining("TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy");
     }
 }

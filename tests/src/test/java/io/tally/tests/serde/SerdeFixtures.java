@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tally.schemas.avro.TransactionEvent;
+import io.tally.schemas.serde.AvroSerdeConfig;
 import io.tally.schemas.serde.RetryPolicy;
 import io.tally.schemas.serde.RegistryClientSettings;
 import io.tally.schemas.serde.SchemaRegistryClient;
@@ -14,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -38,6 +40,15 @@ final class SerdeFixtures {
     static SchemaRegistryClient client(LocalSchemaRegistry registry) {
         return new SchemaRegistryClient(RegistryClientSettings.forUrls(registry.url())
                 .withRetry(new RetryPolicy(1, Duration.ofMillis(10), Duration.ofMillis(50))));
+    }
+
+    /** Serializer settings for the registry with short backoffs, plus {@code pairs} (key, value, key, value ...). */
+    static Map<String, Object> config(LocalSchemaRegistry registry, Object... pairs) {
+        Map<String, Object> m = new HashMap<>();
+        m.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registry.url());
+        m.put(AvroSerdeConfig.RETRIES_WAIT_MS, 10);
+        for (int i = 0; i < pairs.length; i += 2) m.put((String) pairs[i], pairs[i + 1]);
+        return m;
     }
 
     /** Events covering the awkward corners: negative and 18-digit amounts, nulls, empty and multi-entry maps. */

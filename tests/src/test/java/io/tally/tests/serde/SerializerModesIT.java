@@ -2,6 +2,7 @@ package io.tally.tests.serde;
 
 import static io.tally.tests.serde.SerdeFixtures.V1;
 import static io.tally.tests.serde.SerdeFixtures.V2;
+import static io.tally.tests.serde.SerdeFixtures.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,7 +21,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.Map;
 import org.apache.avro.generic.GenericRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -28,14 +28,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** auto.register.schemas, use.latest.version, unknown ids and URL failover against the real registry. */
 @ExtendWith(LocalStackExtension.class)
 class SerializerModesIT {
-
-    private static Map<String, Object> config(LocalSchemaRegistry registry, Object... pairs) {
-        java.util.HashMap<String, Object> m = new java.util.HashMap<>();
-        m.put(AvroSerdeConfig.SCHEMA_REGISTRY_URL, registry.url());
-        m.put(AvroSerdeConfig.RETRIES_WAIT_MS, 10);
-        for (int i = 0; i < pairs.length; i += 2) m.put((String) pairs[i], pairs[i + 1]);
-        return m;
-    }
 
     @Test
     void withoutAutoRegistrationAnUnregisteredSchemaIsAClearError(LocalSchemaRegistry registry) {
