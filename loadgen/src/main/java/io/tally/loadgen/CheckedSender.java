@@ -40,7 +40,7 @@ final class CheckedSender implements AutoCloseable {
      */
 
     private final KafkaSender<String, byte[]> sender;
-    private final String topic;
+    private final LoadgenSettings settings;
 
     CheckedSender(LoadgenSettings s) {
         Map<String, Object> p = new HashMap<>(s.kafkaOverrides());
@@ -55,7 +55,7 @@ final class CheckedSender implements AutoCloseable {
                 .maxInFlight(s.maxInFlight())
                 .stopOnError(false);
         this.sender = KafkaSender.create(options);
-        this.topic = s.topic();
+        this.settings = s;
     }
 
     /**
@@ -70,7 +70,7 @@ final class CheckedSender implements AutoCloseable {
     Optional<Throwable> send(Flux<OutgoingRecord> records, SendCounters counters, BiConsumer<OutgoingRecord, Long> onAck) {
         Flux<SenderRecord<String, byte[], OutgoingRecord>> out = records.map(r -> {
             counters.sent.incrementAndGet();
-            return SenderRecord.create(new ProducerRecord<>(topic, r.key(), r.value()), r);
+            return SenderRecord.create(new ProducerRecord<>(settings.topicOf(r.destination()), r.key(), r.value()), r);
         });
         Throwable[] aborted = {null};
         sender.send(out).doOnNext(result -> {

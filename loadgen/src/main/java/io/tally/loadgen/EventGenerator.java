@@ -24,6 +24,11 @@ import org.apache.commons.rng.simple.RandomSource;
  * statuses mostly APPROVED, valid event times uniform over {@code [start, start + window)}. A configured
  * share of records are duplicates, late, future, invalid or malformed ({@link RecordKind}).
  *
+ * <p>With {@code loadgen.orders.share} > 0, that share of the records goes to the orders topic as
+ * {@code OrderEvent}s ({@link OrderRouting}, {@link OrderEvents}); every kind works there too, with the
+ * same meaning. A duplicate goes where its original went, with the same key, so it reaches the same
+ * partition as the original.
+ *
  * <p>Not thread-safe: one generator is consumed by one thread (the pacer's).
  */
 public final class EventGenerator implements Iterator<OutgoingRecord> {
@@ -43,6 +48,8 @@ public final class EventGenerator implements Iterator<OutgoingRecord> {
     /** Largest amount generated: keeps every amount within the schema's decimal(18, 4). */
     private static final BigDecimal MAX_AMOUNT = new BigDecimal("1000000000.00");
     private static final BigDecimal MIN_AMOUNT = new BigDecimal("0.01");
+    /** Three letters, like a real code, but not in ISO 4217. */
+    static final String NOT_A_CURRENCY = "ZZZ";
 
     private final LoadgenSettings s;
     private final Duration lateBound;
@@ -56,7 +63,8 @@ public final class EventGenerator implements Iterator<OutgoingRecord> {
     private final Names skuIds = new Names(i -> "sku-" + i);
     private final Names merchantIds = new Names(i -> "m-" + i);
     private final Names postalCodes = new Names(EventGenerator::postalCode);
-    private final TransactionEvent[] recent = new TransactionEvent[DUPLICATE_WINDOW];
+    private final OrderRouting routing;
+    private final OutgoingRecord[] recent = new OutgoingRecord[DUPLICATE_WINDOW];
     private long recentCount;
     private long sequence;
 
@@ -70,6 +78,7 @@ public final class EventGenerator implements Iterator<OutgoingRecord> {
         this.total = settings.plannedRecords();
         // xoroshiro128++: fast, well tested, and its seeding from a long is fixed by Commons RNG.
         this.rng = RandomSource.XO_RO_SHI_RO_128_PP.create(settings.seed());
+        this.routing = new OrderRouting(settings.seed(), settings.ordersShare());
         this.customers = new ZipfEntities(rng, settings.customers(), settings.zipfExponent());
         this.skus = new ZipfEntities(rng, settings.skus(), settings.zipfExponent());
         double mu = Math.log(settings.amountMedian().doubleValue()); // the median of a log-normal is e^mu
@@ -97,20 +106,19 @@ public final class EventGenerator implements Iterator<OutgoingRecord> {
                 kind = RecordKind.VALID; // nothing to repeat yet
             } else {
                 long back = rng.nextLong(Math.min(recentCount, DUPLICATE_WINDOW)); // 0 = the latest valid event
-                TransactionEvent original = recent[(int) ((recentCount - 1 - back) % DUPLICATE_WINDOW)];
-                return new OutgoingRecord(n, kind, original.getCustomerId(), original, null, due, null);
+                OutgoingRecord original = recent[(int) ((recentCount - 1 - back) % DUPLICATE_WINDOW)];
+                return new OutgoingRecord(n, kind, original.destination(), original.key(), original.event(), null, due, null);
             }
         }
+        Destination destination = routing.of(n);
         TransactionEvent event = event(n, eventTime(kind));
-        switch (kind) {
-            case VALID -> recent[(int) (recentCount++ % DUPLICATE_WINDOW)] = event;
-            case INVALID -> blankOneRequiredField(event);
-            default -> { }
-        }
+        if (kind == RecordKind.INVALID) breakOneRequiredValue(event, destination, n);
         Malformer.Malformation malformation = kind == RecordKind.MALFORMED
                 ? new Malformer.Malformation(Malformer.Variant.values()[rng.nextInt(Malformer.Variant.values().length)], rng.nextInt())
                 : null;
-        return new OutgoingRecord(n, kind, event.getCustomerId(), event, malformation, due, null);
+        OutgoingRecord record = new OutgoingRecord(n, kind, destination, event.getCustomerId(), event, malformation, due, null);
+        if (kind == RecordKind.VALID) recent[(int) (recentCount++ % DUPLICATE_WINDOW)] = record;
+        return record;
     }
 
     private RecordKind drawKind() {
@@ -153,12 +161,24 @@ public final class EventGenerator implements Iterator<OutgoingRecord> {
                 sku, merchant, channel, amount, "USD", status, Map.of());
     }
 
-    /** Empties one of the fields the pipeline requires; the schema cannot carry null there, so empty is the null. */
-    private void blankOneRequiredField(TransactionEvent e) {
-        switch (rng.nextInt(3)) {
-            case 0 -> e.setTransactionId("");
-            case 1 -> e.setCustomerId("");
-            default -> e.setDomain("");
+    /**
+     * Breaks one value the pipeline requires; the schemas cannot carry null there, so empty is the null.
+     * Orders keep the customer id (a mapped rule field, not one the pipeline requires of every source) and
+     * break the amount or the currency instead. One draw either way, so the destination never shifts the
+     * random stream.
+     */
+    private void breakOneRequiredValue(TransactionEvent e, Destination destination, long n) {
+        int which = rng.nextInt(3);
+        if (which == 0) {
+            e.setTransactionId("");
+        } else if (which == 2) {
+            e.setDomain("");
+        } else if (destination == Destination.TRANSACTIONS) {
+            e.setCustomerId("");
+        } else if (routing.flip(n)) {
+            e.setAmount(e.getAmount().negate());
+        } else {
+            e.setCurrency(NOT_A_CURRENCY);
         }
     }
 

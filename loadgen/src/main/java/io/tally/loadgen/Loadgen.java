@@ -11,6 +11,7 @@ import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -40,6 +41,7 @@ public final class Loadgen {
      *
      * @param planned            records the run meant to send
      * @param acknowledgedByKind acknowledged records by what they were made to exercise
+     * @param acknowledgedByTopic acknowledged records by topic, the transactions topic first (orders only when set)
      * @param truth              the ground truth of the acknowledged records (absent when switched off)
      * @param failed             records not acknowledged: failed sends, plus every planned record without a
      *                           result when sending stopped early
@@ -47,7 +49,7 @@ public final class Loadgen {
      * @param aborted            why sending stopped before the end, if it did
      */
     public record Summary(LoadgenSettings.Mode mode, long planned, long sent, long acknowledged, long failed,
-                          Map<RecordKind, Long> acknowledgedByKind, Duration elapsed, Instant start, Duration window,
+                          Map<RecordKind, Long> acknowledgedByKind, Map<String, Long> acknowledgedByTopic, Duration elapsed, Instant start, Duration window,
                           Optional<GroundTruth> truth, Optional<Path> groundTruthFile, long recorded,
                           Optional<String> aborted) {
 
@@ -75,6 +77,7 @@ public final class Loadgen {
         RuleSet rules = RuleSet.load(s.rulesFile());
         Optional<GroundTruth> truth = s.groundTruthFile().map(f -> new GroundTruth(rules, s.futureSkew()));
         Map<RecordKind, Long> byKind = new EnumMap<>(RecordKind.class);
+        Map<Destination, Long> byDestination = new EnumMap<>(Destination.class);
         SendCounters counters = new SendCounters();
         Instant startedAt = Instant.now();
         long t0 = System.nanoTime();
@@ -86,21 +89,28 @@ public final class Loadgen {
             Iterator<OutgoingRecord> source;
             long planned;
             boolean unpaced;
+            boolean withOrders;
             if (s.mode() == LoadgenSettings.Mode.REPLAY) {
                 Path file = s.replayFile().orElseThrow();
+                withOrders = ReplaySource.holdsOrders(file);
+                if (withOrders && s.ordersTopic().isEmpty()) {
+                    throw new IllegalArgumentException(file + " was recorded with orders (OrderEvents): set loadgen.orders.topic "
+                            + "to the topic they go to");
+                }
                 planned = ReplaySource.count(file);
                 source = replay = new ReplaySource(file, s.replaySpeed());
                 unpaced = s.replaySpeed() == 0;
             } else {
                 EventGenerator generator = new EventGenerator(s, rules.lateBound());
                 planned = generator.total();
+                withOrders = s.ordersShare() > 0;
                 source = generator;
                 unpaced = RateSchedule.of(s).unpaced();
             }
             UnaryOperator<OutgoingRecord> encode = new RecordEncoder(new SchemaRegistryClient(s.registryClient()), s.topic(),
-                    s.firstV2Sequence(planned));
+                    s.ordersTopic().orElse(null), s.firstV2Sequence(planned));
             if (s.recordFile().isPresent()) {
-                recorder = new StreamRecorder(s.recordFile().get());
+                recorder = new StreamRecorder(s.recordFile().get(), withOrders);
                 StreamRecorder rec = recorder;
                 UnaryOperator<OutgoingRecord> plain = encode;
                 encode = r -> rec.apply(plain.apply(r));
@@ -111,6 +121,7 @@ public final class Loadgen {
             try {
                 aborted = sender.send(records, counters, (r, timestampMs) -> {
                     byKind.merge(r.kind(), 1L, Long::sum);
+                    byDestination.merge(r.destination(), 1L, Long::sum);
                     truth.ifPresent(t -> {
                         if (r.kind() == RecordKind.MALFORMED) t.onUndecodable();
                         else t.onEvent(r.event(), Instant.ofEpochMilli(timestampMs));
@@ -123,7 +134,7 @@ public final class Loadgen {
             long recorded = recorder == null ? 0 : recorder.written();
             long failed = aborted.isPresent() ? planned - counters.acked() : counters.failed();
             Summary summary = new Summary(s.mode(), planned, counters.sent(), counters.acked(), failed,
-                    Map.copyOf(byKind), elapsed, s.start(), s.window(), truth, s.groundTruthFile(), recorded,
+                    Map.copyOf(byKind), byTopic(s, byDestination), elapsed, s.start(), s.window(), truth, s.groundTruthFile(), recorded,
                     aborted.map(Throwable::toString));
             if (truth.isPresent()) truth.get().write(s.groundTruthFile().get(), runDescription(s, summary, startedAt));
             return summary;
@@ -134,11 +145,19 @@ public final class Loadgen {
         }
     }
 
+    private static Map<String, Long> byTopic(LoadgenSettings s, Map<Destination, Long> byDestination) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        out.put(s.topic(), byDestination.getOrDefault(Destination.TRANSACTIONS, 0L));
+        s.ordersTopic().ifPresent(t -> out.put(t, byDestination.getOrDefault(Destination.ORDERS, 0L)));
+        return Collections.unmodifiableMap(out);
+    }
+
     /** The {@code run} section of the ground-truth file: enough to reproduce the run and judge the file. */
     private static Map<String, Object> runDescription(LoadgenSettings s, Summary sum, Instant startedAt) {
         Map<String, Object> run = new LinkedHashMap<>();
         run.put("mode", s.mode().name().toLowerCase(java.util.Locale.ROOT));
         run.put("topic", s.topic());
+        run.put("ordersTopic", s.ordersTopic().orElse(null));
         run.put("complete", sum.failed() == 0 && sum.acknowledged() == sum.planned());
         run.put("startedAt", startedAt.toString());
         run.put("elapsedMs", sum.elapsed().toMillis());
@@ -150,6 +169,7 @@ public final class Loadgen {
         sum.acknowledgedByKind().entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> kinds.put(e.getKey().name(), e.getValue()));
         run.put("acknowledgedByKind", kinds);
+        run.put("acknowledgedByTopic", sum.acknowledgedByTopic());
         run.put("rulesFile", s.rulesFile().toString());
         run.put("futureSkewMs", s.futureSkew().toMillis());
         run.put("v2FromFraction", s.v2FromFraction());
@@ -163,6 +183,7 @@ public final class Loadgen {
             run.put("windowMs", s.window().toMillis());
             run.put("rate", s.rate());
             run.put("fractions", s.fractions());
+            run.put("ordersShare", s.ordersShare());
         }
         return run;
     }

@@ -55,9 +55,10 @@ public final class LoadgenMain {
     static final String USAGE = """
                 Usage: ./tally loadgen [--key=value ...]
 
-                Produces TransactionEvents to Kafka (Avro, Confluent wire format) and writes the run's ground
-                truth: the bucket values the pipeline must reach under the rules file, and the expected DLQ
-                records by reason.
+                Produces TransactionEvents to Kafka (Avro, Confluent wire format), and with loadgen.orders.share
+                a share of the events as OrderEvents to loadgen.orders.topic, and writes the run's ground truth:
+                the bucket values the pipeline must reach under the rules file, and the expected DLQ records by
+                reason.
 
                   generate (default)  a synthetic stream from loadgen.seed; add --loadgen.record-file=F to
                                       keep a copy for replay
@@ -68,6 +69,7 @@ public final class LoadgenMain {
                   ./tally loadgen --loadgen.rate=1000 --loadgen.duration.ms=120000 \\
                       --loadgen.burst.factor=10 --loadgen.burst.start.ms=60000 --loadgen.burst.duration.ms=30000
                   ./tally loadgen --loadgen.events=1000000 --loadgen.record-file=run.avro
+                  ./tally loadgen --loadgen.orders.topic=orders --loadgen.orders.share=0.5   # half as OrderEvents
                   ./tally loadgen --loadgen.mode=replay --loadgen.replay-file=run.avro --loadgen.replay.speed=0
 
                 kafka.* keys not listed pass through to the producer (idempotence and acks=all are fixed).
@@ -84,6 +86,11 @@ public final class LoadgenMain {
         s.acknowledgedByKind().entrySet().stream().sorted(Map.Entry.comparingByKey())
                 .forEach(e -> kinds.append(' ').append(e.getKey()).append(' ').append(e.getValue()));
         out.println("  by kind:" + kinds);
+        if (s.acknowledgedByTopic().size() > 1) {
+            StringBuilder topics = new StringBuilder();
+            s.acknowledgedByTopic().forEach((topic, n) -> topics.append(' ').append(topic).append(' ').append(n));
+            out.println("  by topic:" + topics);
+        }
         if (s.mode() == LoadgenSettings.Mode.GENERATE) {
             out.printf("  event times from %s (hour bucket %d) over %s%n", s.start(), Math.floorDiv(s.start().getEpochSecond(), 3600),
                     s.window());

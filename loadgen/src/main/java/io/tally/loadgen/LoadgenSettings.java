@@ -21,8 +21,10 @@ import java.util.Optional;
  * {@code loadgen.*} key has a default that works against the local stack; {@code kafka.*} keys that
  * are not declared pass through to the producer.
  *
- * @param start first event time of the generated spread, already resolved (the {@code auto} default
- *              is "now minus the window, truncated to the hour", fixed once at load time)
+ * @param start       first event time of the generated spread, already resolved (the {@code auto} default
+ *                    is "now minus the window, truncated to the hour", fixed once at load time)
+ * @param ordersTopic where OrderEvents go; empty = none are produced (and a replay file holding some is refused)
+ * @param ordersShare share of the generated records that go to {@link #ordersTopic} as OrderEvents
  */
 public record LoadgenSettings(String bootstrapServers, RegistryClientSettings registryClient, String topic, Mode mode,
                               long events, Duration duration, long rate, int burstFactor, Duration burstStart,
@@ -32,7 +34,8 @@ public record LoadgenSettings(String bootstrapServers, RegistryClientSettings re
                               double refundedFraction, Duration futureSkew, Path rulesFile,
                               Optional<Path> groundTruthFile, Optional<Path> recordFile, Optional<Path> replayFile,
                               double replaySpeed, Duration progressInterval, int maxInFlight,
-                              double v2FromFraction, Map<String, String> kafkaOverrides) {
+                              double v2FromFraction, Optional<String> ordersTopic, double ordersShare,
+                              Map<String, String> kafkaOverrides) {
 
     /** What loadgen does: generate a synthetic stream, or replay a recorded one. */
     public enum Mode { GENERATE, REPLAY }
@@ -120,7 +123,8 @@ public record LoadgenSettings(String bootstrapServers, RegistryClientSettings re
     public static final Setting<String> RECORD_FILE = Setting.string("loadgen.record-file", NONE,
             "Also write every decodable record sent to this Avro container file, for a later replay; none = off.");
     public static final Setting<String> REPLAY_FILE = Setting.string("loadgen.replay-file", NONE,
-            "Replay mode: the Avro container file of TransactionEvents to republish (event times preserved).");
+            "Replay mode: the Avro container file of TransactionEvents to republish (event times preserved); a "
+                    + "recording made with loadgen.orders.share > 0 also holds OrderEvents, which go to loadgen.orders.topic.");
     public static final Setting<String> REPLAY_SPEED = number("loadgen.replay.speed", "1.0",
             "Replay pacing: 1.0 = the original event-time spacing, 2.0 = twice as fast, 0 = as fast as possible.", 0, 1e6);
     public static final Setting<Duration> PROGRESS_INTERVAL = Setting.millis("loadgen.progress.interval.ms", 5_000,
@@ -135,12 +139,22 @@ public record LoadgenSettings(String bootstrapServers, RegistryClientSettings re
                     + "1 = never (all version 1), 0.5 = from the middle on, 0 = all version 2. The fields that count "
                     + "are the same in both versions, so the ground truth does not change.", 0, 1);
 
+    public static final Setting<String> ORDERS_TOPIC = Setting.string("loadgen.orders.topic", NONE,
+            "Topic of the second event schema, OrderEvent (schemas/src/main/avro/OrderEvent.avsc: nested, amount in "
+                    + "cents, time as an ISO-8601 string; registered under <topic>-value); none = no orders. "
+                    + "Must differ from loadgen.topic. In replay mode, where a recording's OrderEvents go.");
+    public static final Setting<String> ORDERS_SHARE = fraction("loadgen.orders.share", "0",
+            "Share of the generated records produced to loadgen.orders.topic as OrderEvents instead of "
+                    + "TransactionEvents to loadgen.topic, every kind alike (a duplicate goes where its original "
+                    + "went). Which records is fixed by the seed and does not change the events themselves, so the "
+                    + "ground truth is the same at any share. Needs loadgen.orders.topic when above 0.");
+
     public static final List<Setting<?>> ALL = List.of(BOOTSTRAP, REGISTRY, RegistryClientSettings.USER_INFO, TOPIC, MODE, EVENTS, DURATION, RATE,
             BURST_FACTOR, BURST_START, BURST_DURATION, SEED, DOMAIN, CUSTOMERS, ZIPF_EXPONENT, SKUS, MERCHANTS,
             POSTAL_CODES, AMOUNT_MEDIAN, AMOUNT_SIGMA, START, WINDOW, DUPLICATE_FRACTION, LATE_FRACTION,
             FUTURE_FRACTION, MALFORMED_FRACTION, INVALID_FRACTION, DECLINED_FRACTION, REFUNDED_FRACTION,
             FUTURE_SKEW, RULES_FILE, GROUND_TRUTH_FILE, RECORD_FILE, REPLAY_FILE, REPLAY_SPEED, PROGRESS_INTERVAL,
-            MAX_IN_FLIGHT, V2_FROM_FRACTION);
+            MAX_IN_FLIGHT, V2_FROM_FRACTION, ORDERS_TOPIC, ORDERS_SHARE);
 
     public static LoadgenSettings load(String[] args, Map<String, String> env) {
         return load(args, env, Instant.now());
@@ -174,6 +188,14 @@ public record LoadgenSettings(String bootstrapServers, RegistryClientSettings re
         }
         Optional<Path> replay = optionalPath(c.get(REPLAY_FILE));
         if (mode == Mode.REPLAY && replay.isEmpty()) problems.add("loadgen.mode=replay needs loadgen.replay-file");
+        Optional<String> ordersTopic = c.get(ORDERS_TOPIC).equalsIgnoreCase(NONE) ? Optional.empty() : Optional.of(c.get(ORDERS_TOPIC));
+        if (d(c, ORDERS_SHARE) > 0 && ordersTopic.isEmpty()) {
+            problems.add("loadgen.orders.share > 0 needs loadgen.orders.topic (where the OrderEvents go)");
+        }
+        if (ordersTopic.isPresent() && ordersTopic.get().equals(c.get(TOPIC))) {
+            // One subject (<topic>-value) cannot hold both schemas: the registry refuses OrderEvent as an incompatible version.
+            problems.add("loadgen.orders.topic must differ from loadgen.topic (" + c.get(TOPIC) + ")");
+        }
         if (!problems.isEmpty()) throw new ConfigException(problems);
         return new LoadgenSettings(c.get(BOOTSTRAP), RegistryClientSettings.forUrls(c.get(REGISTRY), c.get(RegistryClientSettings.USER_INFO)),
                 c.get(TOPIC), mode, c.get(EVENTS), c.get(DURATION),
@@ -182,7 +204,16 @@ public record LoadgenSettings(String bootstrapServers, RegistryClientSettings re
                 new BigDecimal(c.get(AMOUNT_MEDIAN)), d(c, AMOUNT_SIGMA), start, window, fractions,
                 d(c, DECLINED_FRACTION), d(c, REFUNDED_FRACTION), c.get(FUTURE_SKEW), Path.of(c.get(RULES_FILE)),
                 optionalPath(c.get(GROUND_TRUTH_FILE)), optionalPath(c.get(RECORD_FILE)), replay,
-                d(c, REPLAY_SPEED), c.get(PROGRESS_INTERVAL), c.get(MAX_IN_FLIGHT), d(c, V2_FROM_FRACTION), overrides);
+                d(c, REPLAY_SPEED), c.get(PROGRESS_INTERVAL), c.get(MAX_IN_FLIGHT), d(c, V2_FROM_FRACTION), ordersTopic,
+                d(c, ORDERS_SHARE), overrides);
+    }
+
+    /** The topic that carries records of {@code d}. */
+    public String topicOf(Destination d) {
+        return switch (d) {
+            case TRANSACTIONS -> topic;
+            case ORDERS -> ordersTopic.orElseThrow(() -> new IllegalStateException("no loadgen.orders.topic for an OrderEvent"));
+        };
     }
 
     /** The number of records a generate run sends: the fixed count, or what the rate schedule fits in the duration. */

@@ -8,17 +8,19 @@ import io.tally.schemas.avro.TransactionEvent;
  *
  * @param sequence     0-based position in the stream
  * @param kind         what the record is meant to exercise
- * @param key          the Kafka key (the customer id, as the transactions topic is keyed), may be empty
- * @param event        the event the value encodes, or for MALFORMED records the event that was corrupted
- *                     (never to be counted); null only for records read back without an event
+ * @param destination  which topic, and so which schema, carries the event
+ * @param key          the Kafka key (the customer id, as both topics are keyed), may be empty
+ * @param event        the logical event the value encodes (for ORDERS as an OrderEvent), or for MALFORMED
+ *                     records the event that was corrupted (never to be counted); null only for records
+ *                     read back without an event
  * @param malformation how the encoding is corrupted, for MALFORMED records; null otherwise
  * @param dueNanos     when the record is due, in nanoseconds after the first send
  * @param value        the wire bytes; null until {@link RecordEncoder} has run
  */
-public record OutgoingRecord(long sequence, RecordKind kind, String key, TransactionEvent event,
+public record OutgoingRecord(long sequence, RecordKind kind, Destination destination, String key, TransactionEvent event,
                              Malformer.Malformation malformation, long dueNanos, byte[] value) {
 
     public OutgoingRecord withValue(byte[] bytes) {
-        return new OutgoingRecord(sequence, kind, key, event, malformation, dueNanos, bytes);
+        return new OutgoingRecord(sequence, kind, destination, key, event, malformation, dueNanos, bytes);
     }
 }

@@ -23,6 +23,10 @@ import org.apache.avro.generic.GenericRecord;
  * plus {@code deviceId} and {@code loyaltyTier}, derived from the customer so a run stays reproducible):
  * a producer upgraded mid-stream. Readers of version 1 resolve both, and nothing that counts differs.
  *
+ * <p>Records for {@link Destination#ORDERS} are written as {@code OrderEvent} ({@link OrderEvents}) to the
+ * orders topic, so the schema is registered under that topic's subject ({@code <orders topic>-value}); they
+ * have one schema version only, and MALFORMED ones are corrupted the same ways.
+ *
  * <p>Called from one thread (the pacer's). A registry failure is thrown from {@link #apply} and ends the
  * run: nothing can be produced without a schema id.
  */
@@ -33,6 +37,7 @@ public final class RecordEncoder implements UnaryOperator<OutgoingRecord> {
 
     private final AvroSerializer<GenericContainer> serializer;
     private final String topic;
+    private final String ordersTopic;
     private final long firstV2Sequence;
     private final Schema v2;
 
@@ -41,19 +46,35 @@ public final class RecordEncoder implements UnaryOperator<OutgoingRecord> {
         this(registry, topic, Long.MAX_VALUE);
     }
 
+    /** Without an orders topic: a record for {@link Destination#ORDERS} is an error. */
     public RecordEncoder(SchemaRegistryClient registry, String topic, long firstV2Sequence) {
+        this(registry, topic, null, firstV2Sequence);
+    }
+
+    /** @param ordersTopic the topic of {@link Destination#ORDERS} records; null when there are none */
+    public RecordEncoder(SchemaRegistryClient registry, String topic, String ordersTopic, long firstV2Sequence) {
         this.serializer = new AvroSerializer<>(registry);
         this.serializer.configure(Map.of(), false);
         this.topic = topic;
+        this.ordersTopic = ordersTopic;
         this.firstV2Sequence = firstV2Sequence;
         this.v2 = firstV2Sequence == Long.MAX_VALUE ? null : loadV2();
     }
 
     @Override
     public OutgoingRecord apply(OutgoingRecord r) {
-        GenericContainer value = r.sequence() >= firstV2Sequence ? asV2(r.event()) : r.event();
-        byte[] wire = serializer.serialize(topic, value);
+        byte[] wire = r.destination() == Destination.ORDERS ? encodeOrder(r) : encodeTransaction(r);
         return r.withValue(r.kind() == RecordKind.MALFORMED ? Malformer.apply(r.malformation(), wire) : wire);
+    }
+
+    private byte[] encodeTransaction(OutgoingRecord r) {
+        GenericContainer value = r.sequence() >= firstV2Sequence ? asV2(r.event()) : r.event();
+        return serializer.serialize(topic, value);
+    }
+
+    private byte[] encodeOrder(OutgoingRecord r) {
+        if (ordersTopic == null) throw new IllegalStateException("record #" + r.sequence() + " is an order, and there is no orders topic");
+        return serializer.serialize(ordersTopic, OrderEvents.toOrder(r.event()));
     }
 
     /** The event as a version-2 record: every v1 field unchanged, the two new ones from the customer id. */

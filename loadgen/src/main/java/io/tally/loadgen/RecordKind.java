@@ -17,9 +17,12 @@ public enum RecordKind {
     LATE("LATE"),
     /** Event time further ahead than the allowed skew. */
     FUTURE("FUTURE"),
-    /** Decodes, but a required value (transactionId, customerId, domain) is empty. */
+    /**
+     * Decodes, but a required value is missing or wrong: an empty transactionId, customerId or domain; for
+     * an order an empty orderId or shop, a negative amount or a currency that is not ISO 4217.
+     */
     INVALID("INVALID"),
-    /** Bytes that do not decode as a TransactionEvent. */
+    /** Bytes that do not decode as the topic's schema (TransactionEvent, or OrderEvent on the orders topic). */
     MALFORMED("DECODE_FAILED"),
     /** Read from a recording: what it exercises is only known from its content (the ground truth decides). */
     REPLAYED(null);

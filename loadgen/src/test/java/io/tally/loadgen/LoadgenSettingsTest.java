@@ -45,6 +45,23 @@ class LoadgenSettingsTest {
     }
 
     @Test
+    void ordersNeedTheirOwnTopic() {
+        LoadgenSettings off = LoadgenSettings.load(new String[0], Map.of(), NOW);
+        assertThat(off.ordersTopic()).isEmpty();
+        assertThat(off.ordersShare()).isZero();
+        LoadgenSettings on = LoadgenSettings.load(new String[] {"--loadgen.orders.topic=orders", "--loadgen.orders.share=0.5"},
+                Map.of(), NOW);
+        assertThat(on.topicOf(Destination.ORDERS)).isEqualTo("orders");
+        assertThat(on.topicOf(Destination.TRANSACTIONS)).isEqualTo("transactions");
+        assertThatThrownBy(() -> LoadgenSettings.load(new String[] {"--loadgen.orders.share=0.5"}, Map.of(), NOW))
+                .hasMessageContaining("loadgen.orders.share > 0 needs loadgen.orders.topic");
+        assertThatThrownBy(() -> LoadgenSettings.load(new String[] {"--loadgen.orders.topic=transactions"}, Map.of(), NOW))
+                .hasMessageContaining("loadgen.orders.topic must differ from loadgen.topic");
+        assertThatThrownBy(() -> LoadgenSettings.load(new String[] {"--loadgen.orders.share=2"}, Map.of(), NOW))
+                .hasMessageContaining("loadgen.orders.share");
+    }
+
+    @Test
     void progressLineShowsRateAndEta() {
         String line = ProgressReporter.line(600, 500, 0, 1234.4, 1000, 5_000_000_000L);
         assertThat(line).isEqualTo("sent 600  acked 500/1,000 (50%)  1,234 rec/s  ETA 5s");

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Currency;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -28,7 +29,8 @@ import java.util.TreeMap;
  * its Kafka record timestamp alone, in the pipeline's order:
  * <ol>
  *   <li>not decodable ({@link #onUndecodable}) → DECODE_FAILED;</li>
- *   <li>transactionId, domain or customerId blank → INVALID;</li>
+ *   <li>transactionId, domain or customerId blank, amount missing or negative, or currency not an ISO 4217
+ *       code → INVALID;</li>
  *   <li>{@code eventTime - timestamp > futureSkew} → FUTURE;</li>
  *   <li>{@code timestamp - eventTime > longest retention of any rule} → LATE;</li>
  *   <li>transaction id seen before among accepted records → duplicate, counts once, not on the DLQ;</li>
@@ -36,6 +38,10 @@ import java.util.TreeMap;
  *       shorter retention it exceeds).</li>
  * </ol>
  * Boundaries are inclusive: an event exactly {@code futureSkew} ahead, or exactly a retention old, counts.
+ *
+ * <p>Events are logical: an order loadgen sent to the orders topic is fed here as the TransactionEvent it
+ * was made from, which carries exactly its values ({@link io.tally.loadgen.OrderEvents}), so the truth
+ * does not depend on which topic carried an event.
  *
  * <p>Memory: one entry per distinct transaction id (about 100 bytes) plus one per bucket. Not
  * thread-safe: feed it from one thread (the send-result handler).
@@ -88,6 +94,7 @@ public final class GroundTruth {
 
     private String rejection(TransactionEvent e, Instant timestamp) {
         if (blank(e.getTransactionId()) || blank(e.getDomain()) || blank(e.getCustomerId())) return INVALID;
+        if (e.getAmount() == null || e.getAmount().signum() < 0 || !isoCurrency(e.getCurrency())) return INVALID;
         long aheadMillis = e.getEventTime().toEpochMilli() - timestamp.toEpochMilli();
         if (aheadMillis > futureSkew.toMillis()) return FUTURE;
         if (-aheadMillis > lateBound.toMillis()) return LATE;
@@ -96,6 +103,16 @@ public final class GroundTruth {
 
     private static boolean blank(String s) {
         return s == null || s.isBlank();
+    }
+
+    private static boolean isoCurrency(String code) {
+        if (code == null || code.length() != 3) return false;
+        try {
+            Currency.getInstance(code);
+            return true;
+        } catch (IllegalArgumentException notIso) {
+            return false;
+        }
     }
 
     /** Expected DLQ records by reason (every reason present, zero included). */

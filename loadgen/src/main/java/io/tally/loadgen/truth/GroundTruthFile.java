@@ -72,6 +72,11 @@ public final class GroundTruthFile {
                 expected.path("documents").asLong(), expected.path("dlqTotal").asLong(), counts(expected.path("dlq")));
     }
 
+    /** Acknowledged records by topic (the transactions topic first); empty in a file written before there were two. */
+    public Map<String, Long> acknowledgedByTopic() {
+        return counts(root.path("run").path("acknowledgedByTopic"));
+    }
+
     public Optional<Bucket> bucket(String pk, String id) {
         JsonNode b = root.path("buckets").path(pk).path(id);
         if (!b.isObject()) return Optional.empty();
