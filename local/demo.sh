@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: ./tally demo [--keep-running] | --attach --metrics-url=URL --read-url=URL --loadgen-jar=PATH
+# Usage: ./tally demo [--keep-running] [--two-schemas] | --attach --metrics-url=URL --read-url=URL --loadgen-jar=PATH
 #
 # ./tally demo: the whole path, live. Brings the local stack up, starts ingest-app (both roles) and
 # read-service, and runs loadgen in the background: a few thousand events over the last hours, with a
@@ -9,6 +9,8 @@
 # loadgen's ground truth). Stops everything at the end or on Ctrl-C (exit 130) unless --keep-running.
 #
 #   --keep-running       leave the stack, ingest-app and read-service up (prints how to stop them)
+#   --two-schemas        two topics, two schemas into one container: half the events as a shop's own nested
+#                        OrderEvent on the topic orders, read through rules/two-schema-sources.yaml (docs/sources.md)
 #   --attach             start nothing: drive services that already run (docker-compose.yml's demo
 #                        service), given by --metrics-url, --read-url, --loadgen-jar [--show-read-url]
 #
@@ -27,9 +29,11 @@ READ_URL=http://127.0.0.1:$READ_PORT
 METRICS_URL=http://127.0.0.1:$METRICS_PORT/metrics
 SHOW_READ_URL=
 LOADGEN_JAR=
+TWO_SCHEMAS=0
 for arg in "$@"; do
   case $arg in
     --keep-running) KEEP_RUNNING=1 ;;
+    --two-schemas) TWO_SCHEMAS=1 ;;
     --attach) ATTACH=1 ;;
     --metrics-url=*) METRICS_URL=${arg#*=} ;;
     --read-url=*) READ_URL=${arg#*=} ;;
@@ -43,6 +47,14 @@ done
 SHOW_READ_URL=${SHOW_READ_URL:-$READ_URL}
 
 RATE=${TALLY_DEMO_RATE:-150}
+# The shipped mapping reads Tally's TransactionEvent on `transactions`; --two-schemas adds a shop's OrderEvent on `orders`.
+INGEST_SOURCES=()
+LOADGEN_SOURCES=()
+if ((TWO_SCHEMAS)); then
+  ((ATTACH == 0)) || die "--two-schemas starts ingest-app with its own sources file: run it on the local stack, not with --attach"
+  INGEST_SOURCES=(--ingest.sources.file="$TALLY_ROOT/rules/two-schema-sources.yaml")
+  LOADGEN_SOURCES=(--loadgen.orders.topic=orders --loadgen.orders.share=0.5)
+fi
 RUN_S=${TALLY_DEMO_SECONDS:-20}
 BURST=${TALLY_DEMO_BURST:-4}
 HOURS=${TALLY_DEMO_HOURS:-4}
@@ -219,7 +231,8 @@ else
   fi
 
   step "2/5 ingest-app (aggregation + Cosmos sink), log: ${LOGS#"$TALLY_ROOT"/}/ingest-app.log; read-service, log: ${LOGS#"$TALLY_ROOT"/}/read-service.log"
-  start_app ingest-app ingest --ingest.role=both --ingest.state-dir="$STATE/streams" --sink.metrics.port="$METRICS_PORT"
+  start_app ingest-app ingest --ingest.role=both --ingest.state-dir="$STATE/streams" --sink.metrics.port="$METRICS_PORT" \
+    ${INGEST_SOURCES[@]+"${INGEST_SOURCES[@]}"}
   start_app read-service serve --read.http.port="$READ_PORT"
   await_url "read-service" "$READ_URL/health/live" 120
   say "read-service answers on $READ_URL"
@@ -233,6 +246,7 @@ burst_start_ms=$((RUN_S * 2000 / 5))
 burst_ms=$((RUN_S * 1000 / 5))
 step "3/5 loadgen: ${RATE}/s for ${RUN_S}s, ${BURST}x burst from $((burst_start_ms / 1000))s for $((burst_ms / 1000))s, \
 event times over the last ${HOURS}h, ${CUSTOMERS} customers, domain $DOMAIN"
+((TWO_SCHEMAS == 0)) || say "  half of them as OrderEvents on the topic orders (nested, cents, ISO time), the rest as TransactionEvents"
 rm -f "$TRUTH"
 # The counters as they stand before this run's events (with --attach the apps may have run earlier
 # demos): DemoWatch counts from this scrape; an empty file counts from 0.
@@ -242,7 +256,7 @@ run_loadgen --loadgen.domain="$DOMAIN" --loadgen.seed="$RANDOM" --loadgen.custom
   --loadgen.rate="$RATE" --loadgen.duration.ms=$((RUN_S * 1000)) --loadgen.burst.factor="$BURST" \
   --loadgen.burst.start.ms="$burst_start_ms" --loadgen.burst.duration.ms="$burst_ms" \
   --loadgen.window.ms=$((HOURS * 3600000)) --loadgen.rules-file="$TALLY_ROOT/rules/default-rules.yaml" \
-  --loadgen.ground-truth-file="$TRUTH" --loadgen.progress.interval.ms=1000 \
+  --loadgen.ground-truth-file="$TRUTH" --loadgen.progress.interval.ms=1000 ${LOADGEN_SOURCES[@]+"${LOADGEN_SOURCES[@]}"} \
   >"$LOGS/loadgen.out" 2>"$LOGS/loadgen.log" &
 LOADGEN_PID=$!
 

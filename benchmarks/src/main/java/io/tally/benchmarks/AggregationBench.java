@@ -4,6 +4,7 @@ import io.tally.ingest.app.AggregationSettings;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.freshness.FreshnessTarget;
 import io.tally.rules.GradeRules;
+import io.tally.ingest.source.SourceTopics;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.ingest.topology.TopologySettings;
 import io.tally.loadgen.Loadgen;
@@ -252,7 +253,7 @@ public final class AggregationBench {
     private static Topology tallyTopology(Topics.Names topics, String registry, GradeRules rules) {
         StreamsBuilder b = new StreamsBuilder();
         TallyTopology.build(b, topics, new TopologySettings(Duration.ofDays(7), Duration.ofMinutes(5), Duration.ofDays(35),
-                new BigDecimal("1000000000")), rules,
+                new BigDecimal("1000000000")), rules, SourceTopics.shipped(topics),
                 TallyTopology.eventDeserializer(new SchemaRegistryClient(
                         RegistryClientSettings.forUrls(registry).withMissingIdCacheTtl(INGEST_DEFAULTS.registryClient().missingIdCacheTtl()))));
         return b.build();

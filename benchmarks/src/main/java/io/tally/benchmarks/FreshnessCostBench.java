@@ -1,7 +1,6 @@
 package io.tally.benchmarks;
 
 import io.tally.ingest.freshness.FreshnessTarget;
-import io.tally.ingest.topology.TallyTopology;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.loadgen.rules.RuleEvaluator;
 import io.tally.loadgen.rules.RuleSet;
@@ -192,7 +191,7 @@ public final class FreshnessCostBench {
      */
     private Ideal ideal(PipelineRun run, long fromMillis, Duration target) throws Exception {
         RuleEvaluator rules = new RuleEvaluator(RuleSet.load(Path.of(LoadgenSettings.RULES_FILE.defaultValue().orElseThrow())));
-        AvroDeserializer<TransactionEvent> decode = TallyTopology.eventDeserializer(new SchemaRegistryClient(registry));
+        AvroDeserializer<TransactionEvent> decode = new AvroDeserializer<>(new SchemaRegistryClient(registry), TransactionEvent.getClassSchema());
         String topic = run.topics.transactions();
         Map<Integer, Long> ends = new java.util.HashMap<>();
         run.endOffsets(topic, ends);

@@ -29,6 +29,16 @@ public enum TimeUnit {
         };
     }
 
+    /** As {@link #bucketIndex(Instant)}, from milliseconds since the epoch (the per-event path: no Instant made). */
+    public long bucketIndex(long epochMillis) {
+        return switch (this) {
+            case MINUTE -> Math.floorDiv(epochMillis, 60_000L);
+            case HOUR -> Math.floorDiv(epochMillis, 3_600_000L);
+            case DAY -> Math.floorDiv(epochMillis, 86_400_000L);
+            case MONTH -> bucketIndex(Instant.ofEpochMilli(epochMillis));
+        };
+    }
+
     /** The first instant of the bucket with this index. */
     public Instant bucketStart(long index) {
         return switch (this) {

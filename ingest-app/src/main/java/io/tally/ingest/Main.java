@@ -5,6 +5,7 @@ import io.tally.config.Help;
 import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.replay.ReplayCommand;
+import io.tally.ingest.source.RulesCheckCommand;
 import io.tally.ingest.topics.TopicsCommand;
 import java.util.Arrays;
 import org.slf4j.Logger;
@@ -12,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The entry class of ingest-app's jar. The first argument chooses what runs: {@code replay} (a bounded batch job,
- * {@link ReplayCommand}), {@code topics} (create or report the topics, {@link TopicsCommand}), anything else the
+ * {@link ReplayCommand}), {@code topics} (create or report the topics, {@link TopicsCommand}), {@code rules check} (rules and sources against the
+ * registry, {@link RulesCheckCommand}), anything else the
  * roles of {@link IngestApp} (aggregate, sink or both, as {@code --ingest.role} says) until stopped. Only this class
  * knows all three, so the packages it dispatches to never import each other for it.
  */
@@ -23,6 +25,7 @@ public final class Main {
             Usage: ./tally ingest [--key=value ...]      (or: java -jar ingest-app.jar [--key=value ...])
                    ./tally replay --help                 rebuild a historical event-time range (a batch job)
                    ./tally topics --help                 create the topics where missing, report the others
+                   ./tally rules check [FILE]            check rules and sources against the schema registry
 
             Runs ingest-app until stopped: the aggregation (Kafka Streams, exactly-once: decode, validate, dedupe,
             fan out by the grade rules, aggregate into bucket-updates) and the Cosmos sink (coalesce, bulk write,
@@ -40,6 +43,7 @@ public final class Main {
         switch (command) {
             case "replay" -> System.exit(ReplayCommand.run(rest, System.getenv()));
             case "topics" -> System.exit(TopicsCommand.run(rest, System.getenv(), System.out, System.err));
+            case "rules" -> System.exit(RulesCheckCommand.run(rest, System.getenv(), System.out, System.err));
             default -> runRoles(args);
         }
     }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.tally.model.TimeUnit;
-import io.tally.schemas.avro.TransactionEvent;
+import io.tally.rules.source.FieldPath;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +25,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import org.apache.avro.Schema;
 
 /**
  * The grade rules of a run, loaded from YAML or JSON and validated as a whole: every problem in the
@@ -205,20 +204,17 @@ public final class GradeRules {
         return new GradeRule(name, entity, Optional.ofNullable(qualifier), filter, value, aggregations, units, retention);
     }
 
-    /** Rule fields must name string fields of TransactionEvent: their values become keys. */
+    /**
+     * Rule fields name event values by the names a source mapping gives them, or by path ({@link FieldPath}). Only the
+     * syntax is checked here: whether the path exists, and holds a key-like value, depends on each source's writer
+     * schema and is checked against the registry ({@link io.tally.rules.source.SourcePlan}).
+     */
     private static void checkStringField(String field, String what, String where, List<String> problems) {
-        Schema.Field f = TransactionEvent.getClassSchema().getField(field);
-        if (f == null) {
-            problems.add(where + ": " + what + " '" + field + "' is not a TransactionEvent field");
-        } else if (!isString(f.schema())) {
-            problems.add(where + ": " + what + " '" + field + "' is not a string field");
+        try {
+            FieldPath.parse(field);
+        } catch (IllegalArgumentException e) {
+            problems.add(where + ": " + what + ": " + e.getMessage());
         }
-    }
-
-    private static boolean isString(Schema s) {
-        if (s.getType() == Schema.Type.STRING) return true;
-        return s.getType() == Schema.Type.UNION && s.getTypes().stream().allMatch(t ->
-                t.getType() == Schema.Type.STRING || t.getType() == Schema.Type.NULL);
     }
 
     private static String text(JsonNode node, String key) {

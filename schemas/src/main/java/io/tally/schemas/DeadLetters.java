@@ -24,7 +24,7 @@ public final class DeadLetters {
     public static final String COSMOS_STATUS = "tally.dlq.cosmos.status";
     public static final String COSMOS_SUB_STATUS = "tally.dlq.cosmos.sub-status";
 
-    /** Why a record was dead-lettered. The first five come from stage 1 (transactions.dlq), the last from the sink. */
+    /** Why a record was dead-lettered. The first six come from stage 1 (transactions.dlq), the last from the sink. */
     public enum Reason {
         /** The bytes are not what the topic carries: not Confluent wire format, unknown schema id, corrupt Avro, or a
          *  bucket update that is not a bucket document. */
@@ -37,6 +37,9 @@ public final class DeadLetters {
         LATE,
         /** The event time is further ahead of the record timestamp than ingest.max-future-skew.ms. */
         FUTURE,
+        /** The record's writer schema lacks a field the source mapping or a rule needs, or has it with a type that cannot
+         *  serve (the message names each path and the schema id); a producer moved to a schema the rules do not fit. */
+        SCHEMA_MISMATCH,
         /** Cosmos refused the document for good (400, 413, 422): see {@link #COSMOS_STATUS}. */
         COSMOS_REFUSED
     }

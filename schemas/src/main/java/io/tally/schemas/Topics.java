@@ -30,17 +30,25 @@ public final class Topics {
      */
     public record TopicSpec(String name, int partitions, Map<String, String> configs, Set<String> required) {}
 
-    /**
-     * Six partitions: one per stream task, enough for two instances with three threads each; more
-     * partitions allow more instances later, never fewer. Thirty days of input allow a replay of
-     * the longest default retention (35 days minus a few days' margin is covered by the buckets).
-     */
+    /** The topics of a deployment whose only event topic is {@code transactions} (the shipped sources). */
     public static List<TopicSpec> specs(Names names) {
-        return List.of(
-                new TopicSpec(names.transactions(), 6, Map.of("retention.ms", THIRTY_DAYS_MS), Set.of()),
-                new TopicSpec(names.transactionsDlq(), 3, Map.of("retention.ms", THIRTY_DAYS_MS), Set.of()),
-                new TopicSpec(names.bucketUpdates(), 6, Map.of("cleanup.policy", "compact"), Set.of("cleanup.policy")),
-                new TopicSpec(names.bucketUpdatesDlq(), 3, Map.of("retention.ms", THIRTY_DAYS_MS), Set.of()));
+        return specs(names, List.of(names.transactions()));
+    }
+
+    /**
+     * The event topics (full names, as the sources file lists them) and Tally's own. Six partitions: one per stream
+     * task, enough for two instances with three threads each; more partitions allow more instances later, never
+     * fewer. Thirty days of input allow a replay of the longest default retention (35 days minus a few days' margin
+     * is covered by the buckets). An event topic that exists is used as it is: its partitions and configs are its
+     * producers' business.
+     */
+    public static List<TopicSpec> specs(Names names, List<String> eventTopics) {
+        List<TopicSpec> out = new java.util.ArrayList<>();
+        for (String t : eventTopics) out.add(new TopicSpec(t, 6, Map.of("retention.ms", THIRTY_DAYS_MS), Set.of()));
+        out.add(new TopicSpec(names.transactionsDlq(), 3, Map.of("retention.ms", THIRTY_DAYS_MS), Set.of()));
+        out.add(new TopicSpec(names.bucketUpdates(), 6, Map.of("cleanup.policy", "compact"), Set.of("cleanup.policy")));
+        out.add(new TopicSpec(names.bucketUpdatesDlq(), 3, Map.of("retention.ms", THIRTY_DAYS_MS), Set.of()));
+        return List.copyOf(out);
     }
 
     /**
@@ -52,6 +60,14 @@ public final class Topics {
 
         public static Names withPrefix(String prefix) {
             return new Names(prefix + TRANSACTIONS, prefix + TRANSACTIONS_DLQ, prefix + BUCKET_UPDATES, prefix + BUCKET_UPDATES_DLQ);
+        }
+
+        /**
+         * The prefix in front of the event topics a sources file names: the one in front of {@code transactions} (a
+         * benchmark may give each round its own internal topics over one shared input).
+         */
+        public String prefix() {
+            return transactions.endsWith(TRANSACTIONS) ? transactions.substring(0, transactions.length() - TRANSACTIONS.length()) : "";
         }
     }
 

@@ -3,6 +3,7 @@ package io.tally.ingest.app;
 import io.tally.config.Config;
 import io.tally.config.Setting;
 import io.tally.rules.GradeRules;
+import io.tally.rules.source.Sources;
 import io.tally.ingest.topology.TopologySettings;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -13,11 +14,15 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
 /** Settings of the aggregation role (stages 1-6), parsed once. */
-public record AggregationSettings(String rulesLocation, TopologySettings topology, int streamThreads, int standbyReplicas,
+public record AggregationSettings(String rulesLocation, String sourcesLocation, TopologySettings topology, int streamThreads, int standbyReplicas,
                                   StreamRestarts.Backoff restartBackoff) {
 
     public static final Setting<String> RULES = Setting.string("ingest.rules.file", GradeRules.BUILTIN_DEFAULT,
             "Grade rules (YAML or JSON). The default is the rule set shipped in the jar, rules/default-rules.yaml.");
+    public static final Setting<String> SOURCES = Setting.string("ingest.sources.file", Sources.BUILTIN_DEFAULT,
+            "Event sources (YAML or JSON): which topics to read and where in each event the transaction id, event time, domain, "
+                    + "amount and the rules' fields are (docs/sources.md). The default is rules/default-sources.yaml, shipped in the "
+                    + "jar: Tally's TransactionEvent on the topic transactions.");
     public static final Setting<Duration> DEDUPE_HORIZON = Setting.millis("ingest.dedupe.horizon.ms", Duration.ofDays(7).toMillis(),
             "How long a transaction id is remembered: duplicates arriving within it count once (7 days).");
     public static final Setting<Duration> MAX_FUTURE_SKEW = Setting.millis("ingest.max-future-skew.ms", Duration.ofMinutes(5).toMillis(),
@@ -58,11 +63,11 @@ public record AggregationSettings(String rulesLocation, TopologySettings topolog
             "Longest wait before a failed Kafka Streams thread is replaced; a replacement that runs this long without failing ends the series.")
             .validate(d -> !d.isZero(), "must be > 0");
 
-    public static final List<Setting<?>> ALL = List.of(RULES, DEDUPE_HORIZON, MAX_FUTURE_SKEW, LATE_BOUND, MAX_AMOUNT,
+    public static final List<Setting<?>> ALL = List.of(RULES, SOURCES, DEDUPE_HORIZON, MAX_FUTURE_SKEW, LATE_BOUND, MAX_AMOUNT,
             THREADS, STANDBYS, RESTART_INITIAL, RESTART_MAX);
 
     static AggregationSettings from(Config c) {
-        return new AggregationSettings(c.get(RULES),
+        return new AggregationSettings(c.get(RULES), c.get(SOURCES),
                 new TopologySettings(c.get(DEDUPE_HORIZON), c.get(MAX_FUTURE_SKEW), c.get(LATE_BOUND), new BigDecimal(c.get(MAX_AMOUNT))),
                 c.get(THREADS), c.get(STANDBYS), new StreamRestarts.Backoff(c.get(RESTART_INITIAL), c.get(RESTART_MAX)));
     }

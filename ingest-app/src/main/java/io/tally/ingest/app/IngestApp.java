@@ -6,6 +6,10 @@ import com.azure.cosmos.ThrottlingRetryOptions;
 import io.tally.cosmos.CosmosClients;
 import io.tally.rules.GradeRule;
 import io.tally.rules.GradeRules;
+import io.tally.rules.source.RuleFields;
+import io.tally.rules.source.Sources;
+import io.tally.ingest.source.SourceCheck;
+import io.tally.ingest.source.SourceTopics;
 import io.tally.ingest.sink.BucketSink;
 import io.tally.ingest.sink.CosmosBulkExecutor;
 import io.tally.ingest.sink.SinkMetrics;
@@ -13,10 +17,12 @@ import io.tally.ingest.sink.SinkSettings;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.schemas.Topics;
 import io.tally.schemas.serde.SchemaRegistryClient;
+import io.tally.schemas.serde.SchemaRegistryException;
 import io.tally.schemas.topics.TopicProvisioner;
 import io.tally.schemas.topics.TransactionVersionCheck;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.admin.Admin;
@@ -66,7 +72,7 @@ public final class IngestApp implements AutoCloseable {
     private void provisionTopics() {
         try (Admin admin = Admin.create(settings.kafka().adminConfig(settings.topicsTimeout()))) {
             for (TopicProvisioner.Outcome t : new TopicProvisioner(admin, settings.topicsTimeout())
-                    .ensure(Topics.specs(settings.topics()), settings.createMissingTopics())) {
+                    .ensure(Topics.specs(settings.topics(), eventTopics()), settings.createMissingTopics())) {
                 if (t.created()) log.info("created topic {} ({} partitions)", t.name(), t.partitions());
                 t.notes().forEach(n -> log.warn("topic {} has {}", t.name(), n));
             }
@@ -96,9 +102,11 @@ public final class IngestApp implements AutoCloseable {
             log.warn("ingest.late-bound.ms ({}) is shorter than the longest rule retention ({}): events between the two go to the DLQ as LATE",
                     agg.topology().lateBound(), rules.longestRetention());
         }
+        SourceTopics sources = new SourceTopics(Sources.load(agg.sourcesLocation()), settings.topics().prefix());
+        SchemaRegistryClient registry = new SchemaRegistryClient(settings.registryClient());
+        checkSources(agg.sourcesLocation(), sources, RuleFields.of(rules), registry);
         StreamsBuilder builder = new StreamsBuilder();
-        TallyTopology.build(builder, settings.topics(), agg.topology(), rules,
-                TallyTopology.eventDeserializer(new SchemaRegistryClient(settings.registryClient())));
+        TallyTopology.build(builder, settings.topics(), agg.topology(), rules, sources, TallyTopology.eventDeserializer(registry));
         streams = new KafkaStreams(builder.build(), streamsProperties());
         restarts = new StreamRestarts(agg.restartBackoff(), metrics.registry());
         streams.setUncaughtExceptionHandler(restarts); // replace a failed thread, after a bounded exponential wait
@@ -108,6 +116,37 @@ public final class IngestApp implements AutoCloseable {
             restarts.streamsStateChanged(now);
         });
         streams.start();
+    }
+
+    /**
+     * The event topics to provision: the sources' listed topics when this process aggregates (a sink-only process has
+     * no sources to read; it provisions the shipped transactions topic as before, harmless where it exists).
+     */
+    private List<String> eventTopics() {
+        if (!settings.runsAggregation()) return List.of(settings.topics().transactions());
+        return new SourceTopics(Sources.load(settings.aggregation().sourcesLocation()), settings.topics().prefix()).named();
+    }
+
+    /**
+     * Refuses to start on a mapping or rule path the latest registered schema of a source's subject cannot serve.
+     * With the registry unreachable the check is skipped with a warning: the same check runs per schema id as records
+     * arrive, and a registry outage must not keep a restarted instance down.
+     */
+    private static void checkSources(String location, SourceTopics sources, RuleFields fields, SchemaRegistryClient registry) {
+        SourceCheck.Report report;
+        try {
+            report = SourceCheck.run(sources, fields, registry, SourceCheck.registrySubjectsIfNeeded(sources, registry));
+        } catch (SchemaRegistryException e) {
+            log.warn("sources from {} not checked against the schema registry ({}); each writer schema is checked as its first record arrives",
+                    location, e.getMessage());
+            return;
+        }
+        report.notes().forEach(n -> log.warn("{}", n));
+        report.checked().forEach(c -> log.info("checked {}", c));
+        if (!report.ok()) {
+            throw new IllegalStateException("the sources in " + location + " and the rules do not fit the registered schemas:\n  - "
+                    + String.join("\n  - ", report.problems()) + "\n(./tally rules check shows the same without starting)");
+        }
     }
 
     /** ingest-app's choices, then Kafka Streams' defaults it changes, then kafka.* and kafka.streams.* (which win). */

@@ -10,8 +10,9 @@ import io.tally.ingest.topology.FanOut;
 import io.tally.model.BucketKey;
 import io.tally.model.EntityBucket;
 import io.tally.model.EntityBucketId;
-import io.tally.schemas.avro.TransactionEvent;
+import io.tally.rules.source.SourceEvent;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -28,8 +29,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * run gave it. Only buckets wholly inside the range are kept. Every rule is applied, whatever the selection: a
  * document holds every grade of its entity bucket and is written whole, so it must be rebuilt whole.
  *
- * <p>Dedupe follows stage 2 ({@link DedupeRule}): per input partition, a transaction id seen within the dedupe horizon (by
- * record timestamp) counts once. Only ids of events inside the range are remembered: a duplicate
+ * <p>Dedupe follows stage 2 ({@link DedupeRule}): per input partition, a transaction id (within its source) seen within
+ * the dedupe horizon (by record timestamp) counts once. Only ids of events inside the range are remembered: a duplicate
  * carries its original's event time, so a duplicate of an event outside the range is outside too.
  *
  * <p>Memory: one map entry per bucket computed (about 0.7 KB: key, document, decimals) plus one per
@@ -74,13 +75,13 @@ final class ReplayAggregator {
             reject(outcome.reason());
             return;
         }
-        TransactionEvent event = outcome.event();
+        SourceEvent event = outcome.event();
         accepted++;
-        if (!range.contains(event.getEventTime())) {
+        if (!range.contains(Instant.ofEpochMilli(event.eventTimeMs()))) {
             outsideRange++;
             return;
         }
-        if (duplicate(record.partition(), event.getTransactionId(), record.timestamp())) {
+        if (duplicate(record.partition(), event.dedupeKey(), record.timestamp())) {
             duplicates++;
             return;
         }
@@ -95,12 +96,15 @@ final class ReplayAggregator {
         }
     }
 
-    /** Stage 2's rule: the first record of an id counts; another within the horizon of it does not. */
-    private boolean duplicate(int partition, String transactionId, long timestamp) {
+    /**
+     * Stage 2's rule: the first record of an id counts; another within the horizon of it does not. Kept per partition
+     * number, as live: one stream task reads partition n of every source topic, and its store holds their ids.
+     */
+    private boolean duplicate(int partition, String dedupeKey, long timestamp) {
         Map<String, Long> seen = seenByPartition.computeIfAbsent(partition, p -> new HashMap<>());
-        Long first = seen.get(transactionId);
+        Long first = seen.get(dedupeKey);
         if (first != null && dedupe.isDuplicate(first, timestamp)) return true;
-        seen.put(transactionId, timestamp);
+        seen.put(dedupeKey, timestamp);
         return false;
     }
 

@@ -4,8 +4,12 @@ import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.ThrottlingRetryOptions;
 import io.tally.cosmos.CosmosClients;
 import io.tally.ingest.app.IngestSettings;
+import io.tally.ingest.source.SourceReader;
+import io.tally.ingest.source.SourceTopics;
 import io.tally.rules.GradeRules;
 import io.tally.rules.RulesException;
+import io.tally.rules.source.RuleFields;
+import io.tally.rules.source.Sources;
 import io.tally.ingest.sink.CosmosBulkExecutor;
 import io.tally.ingest.topology.EventIntake;
 import io.tally.ingest.topology.EventValidator;
@@ -15,10 +19,13 @@ import io.tally.ingest.topology.TopologySettings;
 import io.tally.schemas.serde.SchemaRegistryClient;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -79,16 +86,17 @@ public final class ReplayJob {
         RuleSelection selection = selection(rules);
         ReplayRange range = settings.range();
         Instant readFrom = range.from().minus(topology.maxFutureSkew());
-        String topic = ingest.topics().transactions();
-        log.info("replay of {} (rules {}) from {} into {}", range, selection.names(), topic, ingest.cosmos().container());
-
+        SourceTopics sources = new SourceTopics(loadSources(ingest.aggregation().sourcesLocation()), ingest.topics().prefix());
+        RuleFields fields = RuleFields.of(rules);
         ReplayAggregator aggregator = new ReplayAggregator(
-                new EventIntake(TallyTopology.eventDeserializer(new SchemaRegistryClient(ingest.registryClient())),
-                        EventValidator.of(topology, rules)),
-                new FanOut(rules), selection, range, topology.dedupeHorizon());
+                new EventIntake(new SourceReader(sources, fields, TallyTopology.eventDeserializer(new SchemaRegistryClient(ingest.registryClient()))),
+                        EventValidator.of(topology, fields, sources.sources())),
+                new FanOut(rules, fields), selection, range, topology.dedupeHorizon());
         ReplayPlan plan;
         try (KafkaConsumer<byte[], byte[]> consumer = consumer(ingest)) {
-            plan = ReplayPlan.capture(consumer, topic, range.from(), readFrom, KAFKA_TIMEOUT);
+            List<String> topics = topics(consumer, sources);
+            log.info("replay of {} (rules {}) from {} into {}", range, selection.names(), topics, ingest.cosmos().container());
+            plan = ReplayPlan.capture(consumer, topics, range.from(), readFrom, KAFKA_TIMEOUT);
             read(consumer, plan, aggregator);
         }
         WriteTotals writes = write(aggregator);
@@ -96,6 +104,26 @@ public final class ReplayJob {
                 plan.total(), aggregator.read(), aggregator.accepted(), aggregator.rejected(), aggregator.duplicates(),
                 aggregator.outsideRange(), aggregator.buckets().size(), aggregator.skippedAtBounds(), writes,
                 Duration.ofNanos(System.nanoTime() - t0));
+    }
+
+    /** Every source's topics: the listed ones, and those a pattern matches now. */
+    private static List<String> topics(KafkaConsumer<byte[], byte[]> consumer, SourceTopics sources) {
+        List<String> out = new ArrayList<>(sources.named());
+        boolean patterns = sources.sources().sources().stream().anyMatch(s -> s.topicPattern().isPresent());
+        if (patterns) {
+            for (String t : new TreeSet<>(consumer.listTopics(KAFKA_TIMEOUT).keySet())) {
+                if (!out.contains(t) && sources.sourceOf(t).filter(s -> s.topicPattern().isPresent()).isPresent()) out.add(t);
+            }
+        }
+        return out;
+    }
+
+    private static Sources loadSources(String location) {
+        try {
+            return Sources.load(location);
+        } catch (RulesException e) {
+            throw new ReplayException(EXIT_USAGE, e.getMessage(), e);
+        }
     }
 
     private static GradeRules loadRules(String location) {

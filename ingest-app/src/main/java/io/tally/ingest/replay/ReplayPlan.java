@@ -47,13 +47,18 @@ record ReplayPlan(List<PartitionPlan> partitions) {
         return out;
     }
 
-    static ReplayPlan capture(Consumer<?, ?> consumer, String topic, Instant from, Instant readFrom, Duration timeout) {
-        List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
-        if (infos == null || infos.isEmpty()) {
-            throw new ReplayException(ReplayJob.EXIT_FAILED, "topic " + topic + " does not exist (check topics.prefix and kafka.bootstrap.servers)");
+    /** The plan over every partition of {@code topics} (every source topic of the run). */
+    static ReplayPlan capture(Consumer<?, ?> consumer, List<String> topics, Instant from, Instant readFrom, Duration timeout) {
+        List<TopicPartition> tps = new ArrayList<>();
+        for (String topic : topics) {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
+            if (infos == null || infos.isEmpty()) {
+                throw new ReplayException(ReplayJob.EXIT_FAILED, "topic " + topic + " does not exist (check topics.prefix, "
+                        + "ingest.sources.file and kafka.bootstrap.servers)");
+            }
+            infos.stream().map(i -> new TopicPartition(topic, i.partition()))
+                    .sorted(java.util.Comparator.comparingInt(TopicPartition::partition)).forEach(tps::add);
         }
-        List<TopicPartition> tps = infos.stream().map(i -> new TopicPartition(topic, i.partition()))
-                .sorted(java.util.Comparator.comparingInt(TopicPartition::partition)).toList();
         consumer.assign(tps); // a read_committed consumer tracks the last stable offset of assigned partitions only
         Map<TopicPartition, Long> ends = consumer.endOffsets(tps, timeout);
         Map<TopicPartition, Long> begins = consumer.beginningOffsets(tps, timeout);
@@ -76,7 +81,7 @@ record ReplayPlan(List<PartitionPlan> partitions) {
             plans.add(new PartitionPlan(tp, start, end));
         }
         if (!lost.isEmpty()) {
-            throw new RetentionLostException("the topic no longer retains the start of the range: events from --from " + from
+            throw new RetentionLostException("a source topic no longer retains the start of the range: events from --from " + from
                     + " on may be in records with timestamps from " + readFrom + " (--from minus ingest.max-future-skew.ms), but\n  - "
                     + String.join("\n  - ", lost) + "\nEarlier records were deleted (retention or deleteRecords). Choose a --from "
                     + "at or after the earliest retained time, or rebuild the range from a recording kept outside Kafka "

@@ -4,7 +4,11 @@ import io.tally.config.Config;
 import io.tally.config.ConfigException;
 import io.tally.config.Help;
 import io.tally.config.Setting;
+import io.tally.ingest.app.AggregationSettings;
 import io.tally.ingest.app.IngestSettings;
+import io.tally.ingest.source.SourceTopics;
+import io.tally.rules.RulesException;
+import io.tally.rules.source.Sources;
 import io.tally.ingest.app.KafkaClientSettings;
 import io.tally.schemas.Topics;
 import io.tally.schemas.topics.TopicProvisioner;
@@ -31,17 +35,17 @@ public final class TopicsCommand {
     public static final int EXIT_USAGE = 2;
 
     /**
-     * What it uses: where Kafka is, the names, how long to wait; kafka.* settings reach its admin client. It accepts
+     * What it uses: where Kafka is, the names (the event topics from the sources file), how long to wait; kafka.* settings reach its admin client. It accepts
      * the rest of ingest-app's settings and ignores them, so one configuration file or environment serves both.
      */
     public static final List<Setting<?>> SETTINGS = List.of(IngestSettings.BOOTSTRAP, IngestSettings.TOPIC_PREFIX,
-            IngestSettings.TOPICS_TIMEOUT);
+            IngestSettings.TOPICS_TIMEOUT, AggregationSettings.SOURCES);
 
     static final String USAGE = """
             Usage: ./tally topics [--key=value ...]      (or: java -jar ingest-app.jar topics [--key=value ...])
 
-            Creates the topics Tally needs (transactions, transactions.dlq, bucket-updates, bucket-updates.dlq, behind
-            topics.prefix) where they are missing, with their partitions and configs, reports the ones that exist, and
+            Creates the topics Tally needs (the sources file's event topics, transactions by default, and
+            transactions.dlq, bucket-updates, bucket-updates.dlq, behind topics.prefix) where they are missing, with their partitions and configs, reports the ones that exist, and
             returns once every partition has a leader. Existing topics are never altered. kafka.* keys not listed pass
             through to the admin client (security settings, for example); ingest-app's other settings are accepted and
             ignored, so its configuration file serves here too. Exit status: 0 ready, 1 the broker did not answer or a
@@ -66,7 +70,14 @@ public final class TopicsCommand {
         }
         String bootstrap = c.get(IngestSettings.BOOTSTRAP);
         Duration timeout = c.get(IngestSettings.TOPICS_TIMEOUT);
-        List<Topics.TopicSpec> specs = Topics.specs(Topics.Names.withPrefix(c.get(IngestSettings.TOPIC_PREFIX)));
+        Topics.Names names = Topics.Names.withPrefix(c.get(IngestSettings.TOPIC_PREFIX));
+        List<Topics.TopicSpec> specs;
+        try {
+            specs = Topics.specs(names, new SourceTopics(Sources.load(c.get(AggregationSettings.SOURCES)), names.prefix()).named());
+        } catch (RulesException e) {
+            err.println(e.getMessage());
+            return EXIT_USAGE;
+        }
         try (Admin admin = Admin.create(KafkaClientSettings.from(c, bootstrap).adminConfig(timeout))) {
             List<TopicProvisioner.Outcome> outcomes = new TopicProvisioner(admin, timeout).ensure(specs, true);
             out.print(report(bootstrap, specs, outcomes));

@@ -1,10 +1,10 @@
 package io.tally.ingest.topology;
 
-import io.tally.schemas.avro.TransactionEvent;
+import io.tally.rules.source.SourceEvent;
 
 /** The outcome of stage 1: an event, or the raw bytes of a record bound for the DLQ. */
-record Decoded(TransactionEvent event, byte[] raw) {
-    static Decoded ok(TransactionEvent event) {
+record Decoded(SourceEvent event, byte[] raw) {
+    static Decoded ok(SourceEvent event) {
         return new Decoded(event, null);
     }
 

@@ -1,14 +1,14 @@
 package io.tally.ingest.topology;
 
-import io.tally.schemas.avro.TransactionEvent;
+import io.tally.rules.source.SourceEvent;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.WindowStore;
 
 /**
- * Stage 2: forwards the first record of each transaction id and drops later ones seen within the
- * horizon ({@link DedupeRule}), so producer retries and replays of overlapping history count once.
+ * Stage 2: forwards the first record of each transaction id (within its source: {@link SourceEvent#dedupeKey()}) and
+ * drops later ones seen within the horizon ({@link DedupeRule}), so producer retries and replays of overlapping history count once.
  *
  * <p>The store maps transaction id to the record timestamp it was first seen at, filed under the
  * sighting's cell; a lookup is one point read per cell that can hold a sighting within the horizon.
@@ -18,10 +18,10 @@ import org.apache.kafka.streams.state.WindowStore;
  * for a transaction (loadgen keys by customer id). Under exactly-once the store and the outputs commit
  * together, so a crash between them cannot let a duplicate through.
  */
-final class DedupeProcessor implements Processor<byte[], TransactionEvent, byte[], TransactionEvent> {
+final class DedupeProcessor implements Processor<byte[], SourceEvent, byte[], SourceEvent> {
     private final String storeName;
     private final DedupeRule rule;
-    private ProcessorContext<byte[], TransactionEvent> context;
+    private ProcessorContext<byte[], SourceEvent> context;
     private WindowStore<String, Long> seen;
 
     DedupeProcessor(String storeName, DedupeRule rule) {
@@ -30,14 +30,14 @@ final class DedupeProcessor implements Processor<byte[], TransactionEvent, byte[
     }
 
     @Override
-    public void init(ProcessorContext<byte[], TransactionEvent> context) {
+    public void init(ProcessorContext<byte[], SourceEvent> context) {
         this.context = context;
         this.seen = context.getStateStore(storeName);
     }
 
     @Override
-    public void process(Record<byte[], TransactionEvent> record) {
-        String id = record.value().getTransactionId();
+    public void process(Record<byte[], SourceEvent> record) {
+        String id = record.value().dedupeKey();
         long ts = record.timestamp();
         for (long cell = rule.firstCell(ts), last = rule.lastCell(ts); cell <= last; cell += rule.cellWidthMs()) {
             Long first = seen.fetch(id, cell);

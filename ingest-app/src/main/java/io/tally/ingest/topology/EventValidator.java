@@ -1,22 +1,24 @@
 package io.tally.ingest.topology;
 
-import io.tally.rules.GradeRule;
-import io.tally.rules.GradeRules;
+import io.tally.rules.source.RuleFields;
+import io.tally.rules.source.SourceEvent;
+import io.tally.rules.source.SourceMapping;
+import io.tally.rules.source.Sources;
 import io.tally.schemas.DeadLetters;
-import io.tally.schemas.avro.TransactionEvent;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collection;
+import java.time.Instant;
 import java.util.Currency;
-import java.util.List;
 import java.util.Optional;
-import org.apache.avro.Schema;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * Stage 1, second half: an event that decoded but cannot be aggregated correctly is rejected with a
- * reason, never dropped. Time bounds compare the event time with the Kafka record timestamp (when
+ * reason, never dropped. (What a source's mapping itself requires, a transaction id, a domain, an event time, its
+ * required fields, is checked as the event is read: {@link io.tally.rules.source.SourcePlan}.) Time bounds compare the event time with the Kafka record timestamp (when
  * the producer sent it), not with the processing clock, so reprocessing the same records later (a
  * replay, a restart after an outage) classifies each exactly as the live run did: FUTURE beyond the
  * allowed skew (a misconfigured producer clock), LATE beyond the late bound (its buckets expired).
@@ -36,49 +38,48 @@ public final class EventValidator {
     private final BigDecimal maxAmount;
     private final long maxFutureSkewMs;
     private final long lateBoundMs;
-    private final List<Schema.Field> keyFields;
+    private final RuleFields fields;
+    private final int[] keySlots;
+    private final Set<String> sourcesWithCurrency;
 
-    public EventValidator(BigDecimal maxAmount, Duration maxFutureSkew, Duration lateBound, Collection<String> keyFields) {
+    public EventValidator(BigDecimal maxAmount, Duration maxFutureSkew, Duration lateBound, RuleFields fields, Sources sources) {
         this.maxAmount = maxAmount;
         this.maxFutureSkewMs = maxFutureSkew.toMillis();
         this.lateBoundMs = lateBound.toMillis();
-        this.keyFields = keyFields.stream().distinct().map(f -> TransactionEvent.getClassSchema().getField(f)).toList();
+        this.fields = fields;
+        this.keySlots = IntStream.range(0, fields.names().size()).filter(fields::isKey).toArray();
+        this.sourcesWithCurrency = sources.sources().stream().filter(m -> m.currency().isPresent())
+                .map(SourceMapping::name).collect(Collectors.toUnmodifiableSet());
     }
 
-    /** The validator of the live topology and of replay: the settings' bounds, and the key fields of the rules. */
-    public static EventValidator of(TopologySettings settings, GradeRules rules) {
-        List<String> keys = new ArrayList<>();
-        for (GradeRule r : rules.rules()) {
-            keys.add(r.entityField());
-            r.qualifierField().ifPresent(keys::add);
-        }
-        return new EventValidator(settings.maxAmount(), settings.maxFutureSkew(), settings.lateBound(), keys);
+    /** The validator of the live topology and of replay: the settings' bounds, the rules' key fields, the sources. */
+    public static EventValidator of(TopologySettings settings, RuleFields fields, Sources sources) {
+        return new EventValidator(settings.maxAmount(), settings.maxFutureSkew(), settings.lateBound(), fields, sources);
     }
 
-    public Optional<Rejection> check(TransactionEvent e, long recordTimestampMs) {
-        if (blank(e.getTransactionId())) return invalid("transactionId is empty");
-        if (blank(e.getDomain())) return invalid("domain is empty");
-        if (e.getDomain().indexOf('|') >= 0) return invalid("domain contains '|', the partition-key separator");
-        if (blank(e.getCustomerId())) return invalid("customerId is empty");
-        if (tooLong(e.getDomain())) return invalid("domain is longer than " + MAX_KEY_BYTES + " bytes");
-        for (Schema.Field f : keyFields) {
-            Object v = e.get(f.pos());
-            if (v != null && tooLong(v.toString())) return invalid(f.name() + " is longer than " + MAX_KEY_BYTES + " bytes");
+    public Optional<Rejection> check(SourceEvent e, long recordTimestampMs) {
+        if (tooLong(e.domain())) return invalid("domain is longer than " + MAX_KEY_BYTES + " bytes");
+        for (int slot : keySlots) {
+            String v = e.field(slot);
+            if (v != null && tooLong(v)) return invalid(fields.names().get(slot) + " is longer than " + MAX_KEY_BYTES + " bytes");
         }
-        BigDecimal amount = e.getAmount();
-        if (amount == null) return invalid("amount is missing");
-        if (amount.signum() < 0) return invalid("amount " + amount.toPlainString() + " is negative");
-        if (amount.compareTo(maxAmount) > 0) {
-            return invalid("amount " + amount.toPlainString() + " exceeds the maximum " + maxAmount.toPlainString());
+        BigDecimal amount = e.amount();
+        if (amount != null) {
+            if (amount.signum() < 0) return invalid("amount " + amount.toPlainString() + " is negative");
+            if (amount.compareTo(maxAmount) > 0) {
+                return invalid("amount " + amount.toPlainString() + " exceeds the maximum " + maxAmount.toPlainString());
+            }
         }
-        if (!knownCurrency(e.getCurrency())) return invalid("currency '" + e.getCurrency() + "' is not an ISO 4217 code");
-        long t = e.getEventTime().toEpochMilli();
+        if (sourcesWithCurrency.contains(e.source()) && !knownCurrency(e.currency())) {
+            return invalid("currency '" + e.currency() + "' is not an ISO 4217 code");
+        }
+        long t = e.eventTimeMs();
         if (t > recordTimestampMs + maxFutureSkewMs) {
-            return Optional.of(new Rejection(DeadLetters.Reason.FUTURE, "eventTime " + e.getEventTime()
+            return Optional.of(new Rejection(DeadLetters.Reason.FUTURE, "eventTime " + Instant.ofEpochMilli(t)
                     + " is more than " + Duration.ofMillis(maxFutureSkewMs) + " ahead of its record timestamp"));
         }
         if (t < recordTimestampMs - lateBoundMs) {
-            return Optional.of(new Rejection(DeadLetters.Reason.LATE, "eventTime " + e.getEventTime()
+            return Optional.of(new Rejection(DeadLetters.Reason.LATE, "eventTime " + Instant.ofEpochMilli(t)
                     + " is older than its record timestamp by more than the late bound " + Duration.ofMillis(lateBoundMs)));
         }
         return Optional.empty();
@@ -91,10 +92,6 @@ public final class EventValidator {
     private static boolean tooLong(String s) {
         // Cheap for the usual short value: only a value that may exceed the bound in UTF-8 is encoded.
         return s.length() * 3 > MAX_KEY_BYTES && s.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES;
-    }
-
-    private static boolean blank(CharSequence s) {
-        return s == null || s.toString().isBlank();
     }
 
     private static boolean knownCurrency(String code) {

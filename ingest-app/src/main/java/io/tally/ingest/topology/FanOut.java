@@ -3,9 +3,10 @@ package io.tally.ingest.topology;
 import io.tally.rules.GradeRule;
 import io.tally.rules.GradeRule.Aggregation;
 import io.tally.rules.GradeRules;
+import io.tally.rules.source.RuleFields;
+import io.tally.rules.source.SourceEvent;
 import io.tally.model.BucketKey;
 import io.tally.model.TimeUnit;
-import io.tally.schemas.avro.TransactionEvent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,8 +18,9 @@ import java.util.Map;
  * commit ({@link PendingDeltas}); replay applies them one by one. Stage 5 applies each delta to its bucket.
  *
  * <p>An event counts for a rule when the rule's filter accepts it, its entity (and qualifier) value
- * is present, and it is younger than the rule's retention, measured against the record timestamp:
- * an older event's bucket would already have expired in Cosmos.
+ * is present, it has an amount if the rule needs one, and it is younger than the rule's retention, measured against
+ * the record timestamp: an older event's bucket would already have expired in Cosmos. Rule fields are read from the
+ * event's slots ({@link RuleFields}), filled at stage 1 from whichever schema the event came in.
  */
 public final class FanOut {
     private final List<CompiledRule> rules;
@@ -26,33 +28,37 @@ public final class FanOut {
     /** The units any rule keeps: the only bucket indexes an event needs. */
     private final TimeUnit[] units;
 
-    public FanOut(GradeRules rules) {
-        this.rules = rules.rules().stream().map(CompiledRule::new).toList();
+    private final int slots;
+
+    public FanOut(GradeRules rules, RuleFields fields) {
+        this.rules = rules.rules().stream().map(r -> new CompiledRule(r, fields)).toList();
         this.units = rules.units().toArray(TimeUnit[]::new);
+        this.slots = fields.names().size();
     }
 
     /** The event's deltas grouped by pk, in rule order. */
-    public List<EntityDeltas> deltas(TransactionEvent event, long recordTimestampMs) {
-        long timeMs = event.getEventTime().toEpochMilli();
-        String domain = event.getDomain();
+    public List<EntityDeltas> deltas(SourceEvent event, long recordTimestampMs) {
+        long timeMs = event.eventTimeMs();
+        String domain = event.domain();
         // Rules mostly share entities (customer, email, postal code): a short map keeps one bundle per pk, and each
         // entity field's bundle is looked up once per event, not once per rule (36 rules over 5 fields: 5 lookups).
         Map<String, List<EntityDeltas.Delta>> byPk = new LinkedHashMap<>(8);
-        List<EntityDeltas.Delta>[] byEntityField = bundles(TransactionEvent.getClassSchema().getFields().size());
+        List<EntityDeltas.Delta>[] byEntityField = bundles(slots);
         long[] bucketIndex = indexes(event);
         for (CompiledRule r : rules) {
             if (timeMs < recordTimestampMs - r.retentionMs || !r.accepts(event)) continue;
+            if (r.needsAmount && event.amount() == null) continue; // the source has no amount
             List<EntityDeltas.Delta> deltas = byEntityField[r.entityPos];
             if (deltas == null) {
-                String entity = r.value(event, r.entityPos);
+                String entity = event.field(r.entityPos);
                 if (entity == null) continue;
                 deltas = byEntityField[r.entityPos] = byPk.computeIfAbsent(BucketKey.partitionKey(domain, entity), pk -> new ArrayList<>(4));
             }
-            String qualifier = r.qualifierPos < 0 ? null : r.value(event, r.qualifierPos);
+            String qualifier = r.qualifierPos < 0 ? null : event.field(r.qualifierPos);
             if (r.qualifierPos >= 0 && qualifier == null) continue;
             for (TimeUnit unit : r.rule.units()) {
                 deltas.add(EntityDeltas.Delta.of(r.rule.name(), qualifier, unit, bucketIndex[unit.ordinal()], r.aggregations, r.ttlSeconds,
-                        event.getAmount()));
+                        event.amount()));
             }
         }
         List<EntityDeltas> out = new ArrayList<>(byPk.size());
@@ -71,13 +77,13 @@ public final class FanOut {
     }
 
     /** The event's bucket index in each unit a rule keeps, computed once per event rather than per rule. */
-    private long[] indexes(TransactionEvent event) {
+    private long[] indexes(SourceEvent event) {
         long[] out = new long[TimeUnit.values().length];
-        for (TimeUnit u : units) out[u.ordinal()] = u.bucketIndex(event.getEventTime());
+        for (TimeUnit u : units) out[u.ordinal()] = u.bucketIndex(event.eventTimeMs());
         return out;
     }
 
-    /** A rule with its field positions resolved once, so the per-event path does no lookups by name. */
+    /** A rule with its fields' slots resolved once, so the per-event path does no lookups by name. */
     private static final class CompiledRule {
         final GradeRule rule;
         final int entityPos;
@@ -86,35 +92,28 @@ public final class FanOut {
         final long retentionMs;
         final int ttlSeconds;
         final int aggregations;
+        final boolean needsAmount;
 
-        CompiledRule(GradeRule rule) {
+        CompiledRule(GradeRule rule, RuleFields fields) {
             this.rule = rule;
-            this.entityPos = pos(rule.entityField());
-            this.qualifierPos = rule.qualifierField().map(CompiledRule::pos).orElse(-1);
-            this.filterPos = rule.filter().map(f -> pos(f.field())).orElse(-1);
+            this.entityPos = fields.slot(rule.entityField());
+            this.qualifierPos = rule.qualifierField().map(fields::slot).orElse(-1);
+            this.filterPos = rule.filter().map(f -> fields.slot(f.field())).orElse(-1);
             this.retentionMs = rule.retention().toMillis();
             this.ttlSeconds = rule.ttlSeconds();
             this.aggregations = (rule.aggregations().contains(Aggregation.SUM) ? EntityDeltas.SUM : 0)
                     | (rule.aggregations().contains(Aggregation.MIN) ? EntityDeltas.MIN : 0)
                     | (rule.aggregations().contains(Aggregation.MAX) ? EntityDeltas.MAX : 0)
                     | (rule.value() == GradeRule.ValueSource.ONE ? EntityDeltas.VALUE_ONE : 0);
+            // A count needs no amount: a rule over the amount that only counts still counts a source without one.
+            this.needsAmount = rule.value() == GradeRule.ValueSource.AMOUNT
+                    && (aggregations & (EntityDeltas.SUM | EntityDeltas.MIN | EntityDeltas.MAX)) != 0;
         }
 
-        boolean accepts(TransactionEvent e) {
+        boolean accepts(SourceEvent e) {
             if (filterPos < 0) return true;
-            String v = value(e, filterPos);
+            String v = e.field(filterPos);
             return v != null && rule.filter().orElseThrow().in().contains(v);
-        }
-
-        String value(TransactionEvent e, int pos) {
-            Object v = e.get(pos);
-            if (v == null) return null;
-            String s = v.toString();
-            return s.isBlank() ? null : s;
-        }
-
-        static int pos(String field) {
-            return TransactionEvent.getClassSchema().getField(field).pos();
         }
     }
 }

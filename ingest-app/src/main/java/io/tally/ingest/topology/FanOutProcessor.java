@@ -1,6 +1,6 @@
 package io.tally.ingest.topology;
 
-import io.tally.schemas.avro.TransactionEvent;
+import io.tally.rules.source.SourceEvent;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -15,7 +15,7 @@ import org.apache.kafka.streams.processor.api.Record;
  * crash loses them together with the uncommitted transaction, and the input is read again from the last
  * commit. Past {@link #MAX_PENDING} buckets they are forwarded at once, which is always safe.
  */
-final class FanOutProcessor implements Processor<byte[], TransactionEvent, String, EntityDeltas> {
+final class FanOutProcessor implements Processor<byte[], SourceEvent, String, EntityDeltas> {
     /**
      * Buckets held per task before forwarding without waiting for the commit: about 250 bytes each, so
      * ~5 MB per task. One commit interval (1 s) at 20,000 events/s over 6 input partitions touches at most
@@ -47,7 +47,7 @@ final class FanOutProcessor implements Processor<byte[], TransactionEvent, Strin
     }
 
     @Override
-    public void process(Record<byte[], TransactionEvent> record) {
+    public void process(Record<byte[], SourceEvent> record) {
         for (EntityDeltas d : fanOut.deltas(record.value(), record.timestamp())) {
             if (combine) pending.add(d, record.timestamp());
             else context.forward(new Record<>(d.pk(), d, record.timestamp()));

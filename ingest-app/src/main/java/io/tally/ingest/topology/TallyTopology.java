@@ -1,11 +1,16 @@
 package io.tally.ingest.topology;
 
+import io.tally.ingest.source.SourceReader;
+import io.tally.ingest.source.SourceTopics;
 import io.tally.rules.GradeRules;
+import io.tally.rules.source.RuleFields;
+import io.tally.rules.source.SourceMapping;
 import io.tally.schemas.Topics;
-import io.tally.schemas.avro.TransactionEvent;
 import io.tally.schemas.serde.AvroDeserializer;
 import io.tally.schemas.serde.SchemaRegistryClient;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -19,7 +24,8 @@ import org.apache.kafka.streams.state.Stores;
 /**
  * Stages 1-6 of the data flow:
  * <ol>
- *   <li>decode and validate; failures to {@code transactions.dlq} with reason and source coordinates</li>
+ *   <li>read every source's topics, decode with each record's writer schema, read the values its source maps and
+ *       validate; failures to {@code transactions.dlq} with reason and source coordinates</li>
  *   <li>dedupe by transaction id within a horizon</li>
  *   <li>fan out by the grade rules into deltas per (entity, grade, unit, bucket), combined per bucket until the next commit</li>
  *   <li>repartition by Cosmos logical partition key</li>
@@ -34,6 +40,7 @@ import org.apache.kafka.streams.state.Stores;
  * becomes a topic or a store is named, so adding a step does not rename (and orphan) existing changelogs.
  */
 public final class TallyTopology {
+    /** The source node of the first source; another source's node is named after it ({@link #sourceNode}). */
     public static final String SOURCE = "transactions-source";
     public static final String DECODE = "decode";
     public static final String DLQ_SINK = "dlq-sink";
@@ -58,10 +65,16 @@ public final class TallyTopology {
         return applicationId + "-" + REPARTITION + "-repartition";
     }
 
+    /**
+     * The topology over {@code sources}: one source node per source (a topic list or a pattern), merged before stage 1,
+     * so every source shares the dedupe store (keys are scoped by source), the fan-out and everything after it.
+     */
     public static void build(StreamsBuilder builder, Topics.Names topics, TopologySettings settings, GradeRules rules,
-                             Deserializer<TransactionEvent> events) {
+                             SourceTopics sources, Deserializer<?> events) {
+        RuleFields fields = RuleFields.of(rules);
+        SourceReader reader = new SourceReader(sources, fields, events);
         PartitionKeyPartitioner byPartitionKey = new PartitionKeyPartitioner();
-        EventIntake intake = new EventIntake(events, EventValidator.of(settings, rules));
+        EventIntake intake = new EventIntake(reader, EventValidator.of(settings, fields, sources.sources()));
         DedupeRule dedupe = new DedupeRule(settings.dedupeHorizon());
         builder.addStateStore(Stores.windowStoreBuilder(
                 Stores.persistentWindowStore(DEDUPE_STORE, dedupe.retention(), Duration.ofMillis(dedupe.cellWidthMs()), false),
@@ -72,8 +85,7 @@ public final class TallyTopology {
         builder.addStateStore(Stores.timestampedKeyValueStoreBuilder(Stores.persistentTimestampedKeyValueStore(BUCKET_STORE),
                 Serdes.String(), EntityBucketSerde.serde()).withCachingDisabled());
 
-        KStream<byte[], Decoded> decoded = builder
-                .stream(topics.transactions(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(SOURCE))
+        KStream<byte[], Decoded> decoded = input(builder, sources)
                 .process(() -> new DecodeProcessor(intake), Named.as(DECODE));
 
         decoded.filter((k, d) -> d.isRejected(), Named.as("rejected"))
@@ -83,7 +95,7 @@ public final class TallyTopology {
         decoded.filter((k, d) -> !d.isRejected(), Named.as("accepted"))
                 .mapValues(Decoded::event, Named.as("event"))
                 .process(() -> new DedupeProcessor(DEDUPE_STORE, dedupe), Named.as(DEDUPE), DEDUPE_STORE)
-                .process(() -> new FanOutProcessor(new FanOut(rules), FAN_OUT_COMMIT_HOOK), Named.as(FAN_OUT), FAN_OUT_COMMIT_HOOK)
+                .process(() -> new FanOutProcessor(new FanOut(rules, fields), FAN_OUT_COMMIT_HOOK), Named.as(FAN_OUT), FAN_OUT_COMMIT_HOOK)
                 .repartition(Repartitioned.<String, EntityDeltas>as(REPARTITION)
                         .withKeySerde(Serdes.String()).withValueSerde(EntityDeltasSerde.serde()).withStreamPartitioner(byPartitionKey.forDeltas()))
                 .process(() -> new BucketAggregator(BUCKET_STORE, AGGREGATE_COMMIT_HOOK), Named.as(AGGREGATE), BUCKET_STORE, AGGREGATE_COMMIT_HOOK)
@@ -91,7 +103,27 @@ public final class TallyTopology {
                         .withStreamPartitioner(byPartitionKey).withName(SINK));
     }
 
-    public static AvroDeserializer<TransactionEvent> eventDeserializer(SchemaRegistryClient registry) {
-        return new AvroDeserializer<>(registry, TransactionEvent.getClassSchema());
+    /** Records of any source, decoded with the writer schema of their id, as generic records. */
+    public static AvroDeserializer<Object> eventDeserializer(SchemaRegistryClient registry) {
+        return new AvroDeserializer<>(registry);
+    }
+
+    /** Every source's topics as one stream of raw records. */
+    private static KStream<byte[], byte[]> input(StreamsBuilder builder, SourceTopics sources) {
+        List<KStream<byte[], byte[]>> streams = new ArrayList<>();
+        List<SourceMapping> all = sources.sources().sources();
+        for (int i = 0; i < all.size(); i++) {
+            SourceMapping s = all.get(i);
+            Consumed<byte[], byte[]> consumed = Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName(sourceNode(i, s));
+            streams.add(sources.pattern(s).map(p -> builder.stream(p, consumed)).orElseGet(() -> builder.stream(sources.named(s), consumed)));
+        }
+        KStream<byte[], byte[]> merged = streams.get(0);
+        for (int i = 1; i < streams.size(); i++) merged = merged.merge(streams.get(i), Named.as("merge-" + sourceNode(i, all.get(i))));
+        return merged;
+    }
+
+    /** The first source keeps the node name it always had, so a one-source topology describes as before. */
+    static String sourceNode(int index, SourceMapping s) {
+        return index == 0 ? SOURCE : "source-" + s.name();
     }
 }

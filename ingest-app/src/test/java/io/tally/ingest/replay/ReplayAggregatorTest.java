@@ -3,7 +3,10 @@ package io.tally.ingest.replay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.ingest.topology.EntityBucketFixtures;
+import io.tally.ingest.source.SourceReader;
 import io.tally.ingest.topology.EventIntake;
+import io.tally.ingest.topology.TopologyHarness;
+import io.tally.rules.source.RuleFields;
 import io.tally.ingest.topology.EventValidator;
 import io.tally.ingest.topology.FanOut;
 import io.tally.ingest.topology.TallyTopology;
@@ -45,14 +48,7 @@ class ReplayAggregatorTest {
     static final Instant NOW = Instant.parse("2026-03-01T12:00:00Z");
     static final TopologySettings SETTINGS = new TopologySettings(Duration.ofDays(7), Duration.ofMinutes(5),
             Duration.ofDays(35), new BigDecimal("1000000"));
-    /** Avro single-object encoding: the registry is the serde's concern, tested elsewhere. */
-    static final Deserializer<TransactionEvent> PLAIN_AVRO = (topic, bytes) -> {
-        try {
-            return TransactionEvent.fromByteBuffer(ByteBuffer.wrap(bytes));
-        } catch (IOException | RuntimeException e) {
-            throw new org.apache.kafka.common.errors.SerializationException("not a TransactionEvent: " + e, e);
-        }
-    };
+    static final Deserializer<Object> PLAIN_AVRO = TopologyHarness.PLAIN_AVRO;
 
     record Input(long timestamp, byte[] value) {}
 
@@ -159,7 +155,10 @@ class ReplayAggregatorTest {
     }
 
     private static ReplayAggregator aggregator(GradeRules rules, RuleSelection selection, ReplayRange range) {
-        return new ReplayAggregator(new EventIntake(PLAIN_AVRO, EventValidator.of(SETTINGS, rules)), new FanOut(rules), selection, range, SETTINGS.dedupeHorizon());
+        RuleFields fields = RuleFields.of(rules);
+        return new ReplayAggregator(new EventIntake(new SourceReader(TopologyHarness.SOURCES, fields, PLAIN_AVRO),
+                EventValidator.of(SETTINGS, fields, TopologyHarness.SOURCES.sources())), new FanOut(rules, fields), selection, range,
+                SETTINGS.dedupeHorizon());
     }
 
     /** The live topology's newest output per key {@code pk|id} after the inputs, which is also what its store holds. */
@@ -213,13 +212,6 @@ class ReplayAggregatorTest {
     }
 
     static byte[] avro(TransactionEvent e) {
-        try {
-            ByteBuffer b = e.toByteBuffer();
-            byte[] out = new byte[b.remaining()];
-            b.get(out);
-            return out;
-        } catch (IOException ex) {
-            throw new UncheckedIOException(ex);
-        }
+        return TopologyHarness.avro(e);
     }
 }

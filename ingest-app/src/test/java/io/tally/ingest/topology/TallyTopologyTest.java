@@ -256,7 +256,8 @@ class TallyTopologyTest {
     @Test
     void everyStepThatBecomesATopicOrStoreIsNamed() {
         StreamsBuilder builder = new StreamsBuilder();
-        TallyTopology.build(builder, Topics.Names.DEFAULT, SETTINGS, GradeRules.load(GradeRules.BUILTIN_DEFAULT), (topic, bytes) -> null);
+        TallyTopology.build(builder, Topics.Names.DEFAULT, SETTINGS, GradeRules.load(GradeRules.BUILTIN_DEFAULT), TopologyHarness.SOURCES,
+                (topic, bytes) -> null);
         String described = builder.build().describe().toString();
         assertThat(described).contains(TallyTopology.SOURCE, "(topic: " + TallyTopology.REPARTITION + "-repartition)",
                 TallyTopology.BUCKET_STORE, TallyTopology.DEDUPE_STORE, TallyTopology.FAN_OUT_COMMIT_HOOK,

@@ -8,7 +8,9 @@ import io.tally.model.EntityBucketLayout;
 import io.tally.model.GradeId;
 import io.tally.model.TimeUnit;
 import io.tally.rules.GradeRules;
+import io.tally.ingest.source.SourceTopics;
 import io.tally.schemas.Topics;
+import io.tally.schemas.serde.WireFormat;
 import io.tally.schemas.avro.TransactionEvent;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -19,7 +21,7 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
-import org.apache.avro.specific.SpecificDatumReader;
+import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.specific.SpecificDatumWriter;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serdes;
@@ -36,23 +38,34 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * at {@code now}. The driver commits after every input record.
  */
 public final class TopologyHarness implements AutoCloseable {
-    /** Plain Avro binary: the registry is the serde's concern, tested elsewhere. */
-    public static final Deserializer<TransactionEvent> PLAIN_AVRO = (topic, bytes) -> {
+    /** The schema id {@link #avro} writes; the registry is the serde's concern, tested elsewhere. */
+    public static final int SCHEMA_ID = 1;
+
+    /**
+     * Confluent wire format of schema id {@link #SCHEMA_ID}, decoded as a generic record of TransactionEvent's schema,
+     * as the production deserializer decodes with the writer schema the registry gives.
+     */
+    public static final Deserializer<Object> PLAIN_AVRO = (topic, bytes) -> {
         try {
-            return new SpecificDatumReader<>(TransactionEvent.class).read(null, DecoderFactory.get().binaryDecoder(bytes, null));
+            WireFormat.schemaId(bytes, topic);
+            return new GenericDatumReader<>(TransactionEvent.getClassSchema()).read(null,
+                    DecoderFactory.get().binaryDecoder(bytes, WireFormat.HEADER_SIZE, bytes.length - WireFormat.HEADER_SIZE, null));
         } catch (IOException | RuntimeException e) {
             throw new org.apache.kafka.common.errors.SerializationException("not a TransactionEvent: " + e, e);
         }
     };
+
+    /** The shipped sources: TransactionEvent on the topic transactions. */
+    public static final SourceTopics SOURCES = SourceTopics.shipped(Topics.Names.DEFAULT);
 
     public final TopologyTestDriver driver;
     public final TestInputTopic<String, byte[]> input;
     public final TestOutputTopic<String, EntityBucket> updates;
     public final TestOutputTopic<byte[], byte[]> dlq;
 
-    public TopologyHarness(GradeRules rules, TopologySettings settings, Deserializer<TransactionEvent> events, Instant now) {
+    public TopologyHarness(GradeRules rules, TopologySettings settings, Deserializer<?> events, Instant now) {
         StreamsBuilder builder = new StreamsBuilder();
-        TallyTopology.build(builder, Topics.Names.DEFAULT, settings, rules, events);
+        TallyTopology.build(builder, Topics.Names.DEFAULT, settings, rules, SOURCES, events);
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "topology-test");
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
@@ -98,6 +111,7 @@ public final class TopologyHarness implements AutoCloseable {
     public static byte[] avro(TransactionEvent e) {
         try {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
+            out.write(WireFormat.header(SCHEMA_ID));
             var enc = EncoderFactory.get().binaryEncoder(out, null);
             new SpecificDatumWriter<>(TransactionEvent.class).write(e, enc);
             enc.flush();

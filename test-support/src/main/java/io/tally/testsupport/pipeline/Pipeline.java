@@ -77,6 +77,8 @@ public final class Pipeline implements AutoCloseable {
     private final CosmosAsyncClient client;
     private int truthFiles;
     private Map<String, String> kafkaClientSettings = Map.of();
+    private String sourcesFile;
+    private List<String> eventTopics;
 
     public Pipeline(String name, String bootstrap, LocalSchemaRegistry registry, LocalCosmos cosmos, Path dir) {
         this.name = name;
@@ -87,6 +89,7 @@ public final class Pipeline implements AutoCloseable {
         // Dashes only: Kafka's client metrics write '.' in topic names as '_'.
         this.prefix = "g-" + name + "-" + id + "-";
         this.topics = Topics.Names.withPrefix(prefix);
+        this.eventTopics = List.of(topics.transactions());
         this.appId = "g-" + name + "-" + id;
         this.sinkGroup = appId + "-sink";
         this.database = appId;
@@ -104,10 +107,25 @@ public final class Pipeline implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Reads the events of a sources file ({@code ingest.sources.file}) instead of the shipped one: {@code topics} are
+     * the names the file lists (this run's prefix is put in front), created with the run's other topics.
+     */
+    public Pipeline withSources(Path file, String... topicsInFile) {
+        this.sourcesFile = file.toAbsolutePath().toString();
+        this.eventTopics = java.util.Arrays.stream(topicsInFile).map(t -> prefix + t).toList();
+        return this;
+    }
+
+    /** The run's event topics (full names). */
+    public List<String> eventTopics() {
+        return eventTopics;
+    }
+
     /** Creates the run's topics as Tally specifies them and waits for their leaders. */
     public Pipeline provisionTopics() {
         try (Admin admin = admin()) {
-            new TopicProvisioner(admin).ensure(Topics.specs(topics), true);
+            new TopicProvisioner(admin).ensure(Topics.specs(topics, eventTopics), true);
         }
         return this;
     }
@@ -123,6 +141,7 @@ public final class Pipeline implements AutoCloseable {
                 "--ingest.commit-interval.ms=200", "--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=" + database,
                 // Names the instance in the consumer groups: the client id prefixes every member id.
                 "--kafka.client.id=" + nodeName));
+        if (sourcesFile != null) args.add("--ingest.sources.file=" + sourcesFile);
         args.addAll(List.of(extraFlags));
         IngestNode node = new IngestNode(nodeName, role, args, dir.resolve(nodeName + ".log")).start();
         nodes.add(node);
@@ -134,6 +153,7 @@ public final class Pipeline implements AutoCloseable {
     public List<String> replayFlags(String... extra) {
         List<String> args = new ArrayList<>(List.of("--kafka.bootstrap.servers=" + bootstrap, "--schema.registry.url=" + registryUrl,
                 "--topics.prefix=" + prefix, "--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=" + database));
+        if (sourcesFile != null) args.add("--ingest.sources.file=" + sourcesFile);
         args.addAll(List.of(extra));
         return args;
     }
@@ -198,9 +218,14 @@ public final class Pipeline implements AutoCloseable {
 
     /** Every stored document (entity buckets and their spill pages) by {@code pk|id}; empty while the container does not exist yet. */
     public Map<String, JsonNode> stored() {
+        return stored("buckets");
+    }
+
+    /** As {@link #stored()}, of another container of the run's database (a replay's). */
+    public Map<String, JsonNode> stored(String containerName) {
         Map<String, JsonNode> out = new HashMap<>();
         try {
-            List<JsonNode> docs = container().queryItems("SELECT * FROM c", new CosmosQueryRequestOptions(), JsonNode.class)
+            List<JsonNode> docs = client.getDatabase(database).getContainer(containerName).queryItems("SELECT * FROM c", new CosmosQueryRequestOptions(), JsonNode.class)
                     .byPage(1000).flatMapIterable(FeedResponse::getResults).collectList().block(Duration.ofSeconds(60));
             if (docs != null) docs.forEach(d -> out.put(d.get("pk").asText() + "|" + d.get("id").asText(), d));
         } catch (CosmosException e) {
@@ -294,8 +319,10 @@ public final class Pipeline implements AutoCloseable {
         try (Admin admin = admin()) {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(appId).partitionsToOffsetAndMetadata().get();
             Map<TopicPartition, OffsetSpec> inputEnds = new HashMap<>();
-            for (int p = 0; p < Topics.specs(topics).get(0).partitions(); p++) {
-                inputEnds.put(new TopicPartition(topics.transactions(), p), OffsetSpec.latest());
+            for (String t : eventTopics) {
+                for (int p = 0; p < Topics.specs(topics, List.of(t)).get(0).partitions(); p++) {
+                    inputEnds.put(new TopicPartition(t, p), OffsetSpec.latest());
+                }
             }
             // A task never commits a partition it got no record of (a workload of one key fills one partition only).
             for (var e : admin.listOffsets(inputEnds).all().get().entrySet()) {

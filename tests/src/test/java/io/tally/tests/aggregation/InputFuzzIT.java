@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tally.rules.GradeRules;
 import io.tally.schemas.DeadLetters;
+import io.tally.ingest.source.SourceTopics;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.ingest.topology.TopologySettings;
 import io.tally.model.BucketDocument;
@@ -95,7 +96,8 @@ class InputFuzzIT {
         List<Sent> sent = shuffledWorkload(seed, topics, client, schemaId, good, BAD);
 
         StreamsBuilder builder = new StreamsBuilder();
-        TallyTopology.build(builder, topics, SETTINGS, GradeRules.load(GradeRules.BUILTIN_DEFAULT), TallyTopology.eventDeserializer(client));
+        TallyTopology.build(builder, topics, SETTINGS, GradeRules.load(GradeRules.BUILTIN_DEFAULT), SourceTopics.shipped(topics),
+                TallyTopology.eventDeserializer(client));
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "input-fuzz");
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
@@ -238,7 +240,8 @@ class InputFuzzIT {
                 TransactionEvent.newBuilder(base).setTransactionId("long-2").setSku("s".repeat(1_100)).build(),
                 TransactionEvent.newBuilder(base).setTransactionId("long-3").setDomain("d".repeat(3_000)).build());
         StreamsBuilder builder = new StreamsBuilder();
-        TallyTopology.build(builder, topics, SETTINGS, GradeRules.load(GradeRules.BUILTIN_DEFAULT), TallyTopology.eventDeserializer(client));
+        TallyTopology.build(builder, topics, SETTINGS, GradeRules.load(GradeRules.BUILTIN_DEFAULT), SourceTopics.shipped(topics),
+                TallyTopology.eventDeserializer(client));
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "input-fuzz-long");
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");

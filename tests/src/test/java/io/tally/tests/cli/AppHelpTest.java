@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tally.config.Setting;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.replay.ReplaySettings;
+import io.tally.ingest.source.RulesCheckCommand;
 import io.tally.ingest.topics.TopicsCommand;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.read.ReadSettings;
@@ -39,6 +40,12 @@ class AppHelpTest {
     void ingestAppTopics() throws Exception {
         CommandRun r = run("io.tally.ingest.Main", "topics", "--topics.timeout.ms=oops", "--help");
         assertHelp(r, "Usage: ./tally topics", TopicsCommand.SETTINGS);
+    }
+
+    @Test
+    void ingestAppRulesCheck() throws Exception {
+        CommandRun r = run("io.tally.ingest.Main", "rules", "check", "--schema.registry.url=", "--help");
+        assertHelp(r, "Usage: ./tally rules check", RulesCheckCommand.SETTINGS);
     }
 
     @Test
