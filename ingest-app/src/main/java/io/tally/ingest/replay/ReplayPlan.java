@@ -81,7 +81,7 @@ record ReplayPlan(List<PartitionPlan> partitions) {
             plans.add(new PartitionPlan(tp, start, end));
         }
         if (!lost.isEmpty()) {
-            throw new RetentionLostException("a source topic no longer retains the start of the range: events from --from " + from
+            throw new RetentionLostException("the topic no longer retains the start of the range: events from --from " + from
                     + " on may be in records with timestamps from " + readFrom + " (--from minus ingest.max-future-skew.ms), but\n  - "
                     + String.join("\n  - ", lost) + "\nEarlier records were deleted (retention or deleteRecords). Choose a --from "
                     + "at or after the earliest retained time, or rebuild the range from a recording kept outside Kafka "

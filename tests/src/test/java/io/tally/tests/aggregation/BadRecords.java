@@ -37,7 +37,7 @@ final class BadRecords {
         HUGE_NON_KEY_FIELDS,
         /** Amount bytes holding a negative number or one beyond 10^14 (the schema says decimal(18,4)): INVALID. */
         EXTREME_DECIMAL,
-        /** Amount with no bytes at all: not a number, DECODE_FAILED. */
+        /** Amount with no bytes at all: valid Avro, but no number: INVALID (the source mapping cannot read the amount). */
         EMPTY_DECIMAL,
         /** No value, or a zero-length one: EMPTY_VALUE. */
         EMPTY

@@ -78,7 +78,9 @@ class InputFuzzIT {
             BadRecords.Kind.UNKNOWN_SCHEMA_ID, Set.of("DECODE_FAILED"),
             BadRecords.Kind.TRUNCATED, Set.of("DECODE_FAILED"),
             BadRecords.Kind.EXTREME_DECIMAL, Set.of("INVALID", "DECODE_FAILED"),
-            BadRecords.Kind.EMPTY_DECIMAL, Set.of("DECODE_FAILED"),
+            // Valid Avro bytes whose decimal holds no number: the generic reader decodes the record, and the source
+            // mapping's amount reader refuses the value (INVALID, naming the amount).
+            BadRecords.Kind.EMPTY_DECIMAL, Set.of("INVALID"),
             BadRecords.Kind.EMPTY, Set.of("EMPTY_VALUE")));
 
     record Sent(BadRecords.Kind kind, byte[] value) {} // kind null: a good event
