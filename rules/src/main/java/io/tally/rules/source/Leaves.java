@@ -88,7 +88,7 @@ final class Leaves {
                 if (!(logical instanceof LogicalTypes.Decimal d)) {
                     throw new SchemaPaths.Unresolved("it is " + describe(leaf) + " without the decimal logical type");
                 }
-                if (mapping.scale() != 0) {
+                if (mapping.scale() != null) {
                     throw new SchemaPaths.Unresolved("it is a decimal with its own scale " + d.getScale() + "; remove amount.scale");
                 }
                 int scale = d.getScale();
@@ -105,6 +105,10 @@ final class Leaves {
                 };
             }
             case INT, LONG -> {
+                if (mapping.scale() == null) {
+                    throw new SchemaPaths.Unresolved("it is " + describe(leaf) + " of minor units: say how many, as "
+                            + "amount: {path: " + mapping.path() + ", scale: 2} for cents (scale: 0 for whole units)");
+                }
                 int scale = mapping.scale();
                 return raw -> BigDecimal.valueOf(((Number) raw).longValue(), scale);
             }
@@ -113,7 +117,7 @@ final class Leaves {
                     throw new SchemaPaths.Unresolved("it is a " + leaf.getType().getName() + ", which does not hold amounts exactly; "
                             + "use a decimal or a long of minor units, or accept it with amount.double: allow");
                 }
-                int scale = mapping.scale();
+                int scale = mapping.scale() == null ? 0 : mapping.scale();
                 // A float widened to double carries its binary error into the digits (0.1f reads 0.10000000149011612);
                 // the float's own shortest decimal is the value the producer wrote.
                 return raw -> {

@@ -28,10 +28,13 @@ public record SourceMapping(String name, List<String> topics, Optional<Pattern> 
                             List<String> required, Map<String, Optional<FieldPath>> fields) {
 
     /**
-     * How the amount is read: a {@code decimal} exactly; an {@code int}/{@code long} as a whole number of
-     * {@code 10^-scale} units (cents: scale 2); a {@code float}/{@code double} only when allowed, since it is not exact.
+     * How the amount is read: a {@code decimal} exactly (its schema has the scale); an {@code int}/{@code long} as a
+     * whole number of {@code 10^-scale} units (cents: scale 2), the scale given outright, since 1234 is 1,234 or 12.34
+     * by convention only; a {@code float}/{@code double} only when allowed, since it is not exact.
+     *
+     * @param scale null when the mapping gives none
      */
-    public record Amount(FieldPath path, int scale, boolean allowDouble) {}
+    public record Amount(FieldPath path, Integer scale, boolean allowDouble) {}
 
     public SourceMapping {
         topics = List.copyOf(topics);

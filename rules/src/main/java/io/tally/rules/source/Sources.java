@@ -210,7 +210,7 @@ public final class Sources {
             JsonNode a = s.get("amount");
             if (a.isNull()) return Optional.empty();
             if (a.isTextual()) {
-                return checkPath(a.asText(), "amount") ? Optional.of(new SourceMapping.Amount(FieldPath.parse(a.asText().strip()), 0, false)) : Optional.empty();
+                return checkPath(a.asText(), "amount") ? Optional.of(new SourceMapping.Amount(FieldPath.parse(a.asText().strip()), null, false)) : Optional.empty();
             }
             if (!a.isObject()) {
                 problems.add(where + ": amount must be a path or a mapping {path, scale, double}");
@@ -225,7 +225,7 @@ public final class Sources {
                 problems.add(where + ": amount.path is required");
                 return Optional.empty();
             }
-            int scale = 0;
+            Integer scale = null;
             if (a.has("scale")) {
                 // canConvertToInt alone lets 2.5 through as 2.
                 if (!a.get("scale").isIntegralNumber() || !a.get("scale").canConvertToInt() || a.get("scale").asInt() < 0

@@ -213,6 +213,14 @@ class SourcePlanTest {
         }
 
         @Test
+        void aWholeNumberAmountNeedsItsScaleSaid() {
+            assertThat(problems(BASE.replace("{path: cents, scale: 2}", "cents"))).containsExactly("amount at 'cents': it is a long "
+                    + "of minor units: say how many, as amount: {path: cents, scale: 2} for cents (scale: 0 for whole units)");
+            assertThat(readOk(plan(BASE.replace("{path: cents, scale: 2}", "{path: cents, scale: 0}")), sale()).amount())
+                    .isEqualTo(new BigDecimal("1234"));
+        }
+
+        @Test
         void aDoubleAmountIsRefusedUnlessAllowed() {
             assertThat(problems(BASE.replace("{path: cents, scale: 2}", "price"))).containsExactly("amount at 'price': it is a double, "
                     + "which does not hold amounts exactly; use a decimal or a long of minor units, or accept it with amount.double: allow");

@@ -42,7 +42,7 @@ class SourcesTest {
         assertThat(m.transactionId()).isEqualTo(FieldPath.parse("transactionId"));
         assertThat(m.eventTime()).isEqualTo(FieldPath.parse("eventTime"));
         assertThat(m.domain()).hasValue(FieldPath.parse("domain"));
-        assertThat(m.amount()).hasValue(new SourceMapping.Amount(FieldPath.parse("amount"), 0, false));
+        assertThat(m.amount()).hasValue(new SourceMapping.Amount(FieldPath.parse("amount"), null, false));
         assertThat(m.currency()).hasValue(FieldPath.parse("currency"));
         assertThat(m.required()).containsExactly("customerId");
         assertThat(m.fields()).isEmpty();
@@ -123,8 +123,8 @@ class SourcesTest {
         assertThat(clicks.amount()).isEmpty();
         assertThat(clicks.describeTopics()).isEqualTo("topics matching clicks-.*");
 
-        assertThat(sources.sources().get(2).amount()).hasValue(new SourceMapping.Amount(FieldPath.parse("price"), 0, true));
-        assertThat(sources.sources().get(3).amount()).hasValue(new SourceMapping.Amount(FieldPath.parse("refund.total"), 0, false));
+        assertThat(sources.sources().get(2).amount()).hasValue(new SourceMapping.Amount(FieldPath.parse("price"), null, true));
+        assertThat(sources.sources().get(3).amount()).hasValue(new SourceMapping.Amount(FieldPath.parse("refund.total"), null, false));
         assertThat(sources.sources().get(3).describeTopics()).isEqualTo("topic refunds");
     }
 
