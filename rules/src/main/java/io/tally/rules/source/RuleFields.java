@@ -16,22 +16,19 @@ public final class RuleFields {
     private final Map<String, Integer> slots;
     private final Map<String, List<String>> uses;
     private final boolean[] key;
-    private final boolean amountUsed;
 
-    private RuleFields(Map<String, List<String>> uses, Map<String, Boolean> keys, boolean amountUsed) {
+    private RuleFields(Map<String, List<String>> uses, Map<String, Boolean> keys) {
         this.names = List.copyOf(uses.keySet());
         this.slots = new LinkedHashMap<>();
         for (int i = 0; i < names.size(); i++) slots.put(names.get(i), i);
         this.uses = Map.copyOf(uses);
         this.key = new boolean[names.size()];
         for (int i = 0; i < names.size(); i++) key[i] = keys.getOrDefault(names.get(i), false);
-        this.amountUsed = amountUsed;
     }
 
     public static RuleFields of(GradeRules rules) {
         Map<String, List<String>> uses = new LinkedHashMap<>();
         Map<String, Boolean> keys = new LinkedHashMap<>();
-        boolean amount = false;
         for (GradeRule r : rules.rules()) {
             use(uses, r.entityField(), "entity of rule " + r.name());
             keys.put(r.entityField(), true);
@@ -40,9 +37,8 @@ public final class RuleFields {
                 keys.put(q, true);
             });
             r.filter().ifPresent(f -> use(uses, f.field(), "filter of rule " + r.name()));
-            amount |= r.value() == GradeRule.ValueSource.AMOUNT;
         }
-        return new RuleFields(uses, keys, amount);
+        return new RuleFields(uses, keys);
     }
 
     private static void use(Map<String, List<String>> uses, String name, String use) {
@@ -68,10 +64,5 @@ public final class RuleFields {
     /** Which rules use the name and how, for messages: "entity of rule spend-per-customer, qualifier of rule x". */
     public String usesOf(String name) {
         return String.join(", ", uses.getOrDefault(name, List.of()));
-    }
-
-    /** Whether some rule's value is the amount. */
-    public boolean amountUsed() {
-        return amountUsed;
     }
 }

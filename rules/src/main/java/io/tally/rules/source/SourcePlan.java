@@ -79,8 +79,6 @@ public final class SourcePlan {
                     problem("amount", am.path(), e.getMessage());
                 }
             }
-        } else if (fields.amountUsed()) {
-            // Declared: this source has no amount. Rules over the amount skip its events (FanOut), nothing to resolve.
         }
         this.amount = a;
         this.amountLeaf = al;

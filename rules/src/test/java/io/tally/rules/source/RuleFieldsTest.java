@@ -43,10 +43,4 @@ class RuleFieldsTest {
         assertThat(FIELDS.usesOf("sku")).isEqualTo("qualifier of rule spend");
         assertThat(FIELDS.usesOf("merchant")).isEmpty();
     }
-
-    @Test
-    void theAmountIsUsedWhenSomeRuleAggregatesIt() {
-        assertThat(FIELDS.amountUsed()).isTrue();
-        assertThat(SourceFixtures.entities("email", "customerId").amountUsed()).isFalse();
-    }
 }
