@@ -50,6 +50,8 @@ public final class IngestApp implements AutoCloseable {
     private IngestEndpoint endpoint;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile boolean failed;
+    /** The sources file, read once: topic provisioning and the aggregation both need it. */
+    private SourceTopics sources;
 
     public IngestApp(IngestSettings settings) {
         this.settings = settings;
@@ -102,7 +104,7 @@ public final class IngestApp implements AutoCloseable {
             log.warn("ingest.late-bound.ms ({}) is shorter than the longest rule retention ({}): events between the two go to the DLQ as LATE",
                     agg.topology().lateBound(), rules.longestRetention());
         }
-        SourceTopics sources = new SourceTopics(Sources.load(agg.sourcesLocation()), settings.topics().prefix());
+        SourceTopics sources = sources();
         SchemaRegistryClient registry = new SchemaRegistryClient(settings.registryClient());
         checkSources(agg.sourcesLocation(), sources, RuleFields.of(rules), registry);
         StreamsBuilder builder = new StreamsBuilder();
@@ -124,7 +126,12 @@ public final class IngestApp implements AutoCloseable {
      */
     private List<String> eventTopics() {
         if (!settings.runsAggregation()) return List.of(settings.topics().transactions());
-        return new SourceTopics(Sources.load(settings.aggregation().sourcesLocation()), settings.topics().prefix()).named();
+        return sources().named();
+    }
+
+    private SourceTopics sources() {
+        if (sources == null) sources = new SourceTopics(Sources.load(settings.aggregation().sourcesLocation()), settings.topics().prefix());
+        return sources;
     }
 
     /**

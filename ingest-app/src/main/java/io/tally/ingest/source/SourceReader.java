@@ -4,12 +4,12 @@ import io.tally.rules.source.RuleFields;
 import io.tally.rules.source.SourceMapping;
 import io.tally.rules.source.SourcePlan;
 import io.tally.schemas.DeadLetters;
-import org.apache.kafka.common.serialization.Deserializer;
 import io.tally.schemas.serde.WireFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.generic.IndexedRecord;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,13 +24,25 @@ import org.slf4j.LoggerFactory;
 public final class SourceReader {
     private static final Logger log = LoggerFactory.getLogger(SourceReader.class);
 
-    private record PlanKey(String source, int schemaId) {}
+    /**
+     * A source's plans by schema id, and the one used last: a topic's producers mostly write one schema at a time, so
+     * the usual record finds its plan without a map lookup (or a boxed id).
+     */
+    private static final class Plans {
+        final SourceMapping source;
+        final Map<Integer, SourcePlan> byId = new ConcurrentHashMap<>();
+        volatile SourcePlan last;
+
+        Plans(SourceMapping source) {
+            this.source = source;
+        }
+    }
 
     private final SourceTopics topics;
     private final RuleFields fields;
     private final Deserializer<?> avro;
-    private final Map<PlanKey, SourcePlan> plans = new ConcurrentHashMap<>();
-    private final Map<String, Optional<SourceMapping>> byTopic = new ConcurrentHashMap<>();
+    private final Map<String, Plans> bySource = new ConcurrentHashMap<>();
+    private final Map<String, Optional<Plans>> byTopic = new ConcurrentHashMap<>();
 
     /**
      * @param avro decodes a Confluent-wire-format record with its writer schema into a generic record (production:
@@ -43,18 +55,22 @@ public final class SourceReader {
     }
 
     public SourcePlan.Read read(String topic, byte[] value) {
-        SourceMapping source = byTopic.computeIfAbsent(topic, topics::sourceOf).orElse(null);
-        if (source == null) {
+        Plans plans = byTopic.computeIfAbsent(topic, t -> topics.sourceOf(t).map(s -> bySource.computeIfAbsent(s.name(), n -> new Plans(s))))
+                .orElse(null);
+        if (plans == null) {
             return new SourcePlan.Read(null, DeadLetters.Reason.DECODE_FAILED, "no source of the sources file reads topic " + topic);
         }
         int id = WireFormat.schemaId(value, topic);
         Object decoded = avro.deserialize(topic, value);
         if (!(decoded instanceof IndexedRecord record)) {
-            return new SourcePlan.Read(null, DeadLetters.Reason.SCHEMA_MISMATCH, "source " + source.name() + ": writer schema id " + id
+            return new SourcePlan.Read(null, DeadLetters.Reason.SCHEMA_MISMATCH, "source " + plans.source.name() + ": writer schema id " + id
                     + " is not a record but " + (decoded == null ? "null" : decoded.getClass().getSimpleName()));
         }
-        SourcePlan plan = plans.get(new PlanKey(source.name(), id));
-        if (plan == null) plan = plans.computeIfAbsent(new PlanKey(source.name(), id), k -> compile(source, record, id));
+        SourcePlan plan = plans.last;
+        if (plan == null || plan.schemaId() != id) {
+            plan = plans.byId.computeIfAbsent(id, k -> compile(plans.source, record, id));
+            plans.last = plan;
+        }
         return plan.read(record);
     }
 

@@ -168,6 +168,11 @@ public final class SourcePlan {
         return mapping;
     }
 
+    /** The registry id of the writer schema this plan was compiled against. */
+    public int schemaId() {
+        return schemaId;
+    }
+
     private Text text(Schema writer, String what, String name, FieldPath path) {
         SchemaPaths.Resolved r = resolve(writer, what, path);
         if (r == null) return null;

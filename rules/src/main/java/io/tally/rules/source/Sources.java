@@ -117,6 +117,7 @@ public final class Sources {
     /** Reads one source entry, adding every problem it finds. */
     private record Reader(JsonNode s, String where, List<String> problems) {
         SourceMapping mapping() {
+            int before = problems.size();
             if (!s.isObject()) {
                 problems.add(where + ": expected a mapping");
                 return null;
@@ -195,7 +196,7 @@ public final class Sources {
                     }
                 });
             }
-            if (name == null || txId == null || time == null || problems.stream().anyMatch(x -> x.startsWith(where + ":"))) return null;
+            if (problems.size() > before) return null; // name, transaction id and event time among them when missing
             return new SourceMapping(name, topics, pattern, strategy, recordName, txId, time, Optional.ofNullable(domain),
                     Optional.ofNullable(domainConstant), amount, Optional.ofNullable(currency), required, fields);
         }
