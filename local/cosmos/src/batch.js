@@ -54,13 +54,19 @@ function runOperation(container, op, pk) {
   }
 }
 
-function toResult(outcome, op) {
+// A write's result carries the document unless the operation says minimalReturnPreference, or the request came
+// with `Prefer: return=minimal` and the operation does not say otherwise. The Java SDK relies on the second: a
+// client built with contentResponseOnWriteEnabled(false) sends that header on a bulk request, and turns it off
+// only when an operation needs its content (azure-sdk-for-java#24771: bulk reads came back empty under it). A
+// read always carries its document here.
+function toResult(outcome, op, minimalByDefault) {
   const result = { statusCode: outcome.status, requestCharge: outcome.charge || 0 };
   if (outcome.subStatus) result.subStatusCode = outcome.subStatus;
   const body = outcome.body;
   if (outcome.status < 400 && body && body._etag) {
     result.eTag = body._etag;
-    const minimal = op.minimalReturnPreference === true && op.operationType !== 'Read';
+    const asked = op.minimalReturnPreference === undefined ? minimalByDefault : op.minimalReturnPreference === true;
+    const minimal = asked && op.operationType !== 'Read';
     if (!minimal) result.resourceBody = body;
   }
   return result;
@@ -68,7 +74,7 @@ function toResult(outcome, op) {
 
 // -> { status, body: [results] or {code,message}, charge, throttledOps }
 // `budget` = { tryAdmit(): {admitted, retryAfterMs}, charge(ru) } or null.
-function executeBatch(container, ops, { atomic, continueOnError, headerPartitionKey, budget }) {
+function executeBatch(container, ops, { atomic, continueOnError, headerPartitionKey, budget, minimal = false }) {
   if (!Array.isArray(ops) || ops.length === 0) {
     return { status: 400, body: { code: 'BadRequest', message: 'A batch needs a non-empty JSON array of operations.' }, charge: 1 };
   }
@@ -102,12 +108,12 @@ function executeBatch(container, ops, { atomic, continueOnError, headerPartition
     if (partitions.some((p) => p && p.key !== headerPartitionKey.key)) {
       return { status: 400, body: { code: 'BadRequest', message: 'All operations of a transactional batch must target its partition key.' }, charge: 1 };
     }
-    return executeAtomic(container, ops, headerPartitionKey);
+    return executeAtomic(container, ops, headerPartitionKey, minimal);
   }
-  return executeIndependent(container, ops, partitions, { continueOnError, budget });
+  return executeIndependent(container, ops, partitions, { continueOnError, budget, minimal });
 }
 
-function executeAtomic(container, ops, pk) {
+function executeAtomic(container, ops, pk, minimal) {
   const undo = [];
   const outcomes = [];
   let failedAt = -1;
@@ -121,12 +127,12 @@ function executeAtomic(container, ops, pk) {
     if (outcome.undo) undo.push(outcome.undo);
   }
   if (failedAt < 0) {
-    const results = outcomes.map((o, i) => toResult(o, ops[i]));
+    const results = outcomes.map((o, i) => toResult(o, ops[i], minimal));
     return { status: 200, body: results, charge: sumCharges(results), throttledOps: 0 };
   }
   for (let i = undo.length - 1; i >= 0; i -= 1) undo[i]();
   const results = ops.map((op, i) => {
-    if (i === failedAt) return toResult(outcomes[i], op);
+    if (i === failedAt) return toResult(outcomes[i], op, minimal);
     return { statusCode: 424, requestCharge: 0 };
   });
   // The work done before the failure is still billed, as on the service.
@@ -134,7 +140,7 @@ function executeAtomic(container, ops, pk) {
   return { status: 207, body: results, charge: Math.round(charge * 100) / 100, throttledOps: 0 };
 }
 
-function executeIndependent(container, ops, partitions, { continueOnError, budget }) {
+function executeIndependent(container, ops, partitions, { continueOnError, budget, minimal }) {
   const results = [];
   let failed = false;
   let throttledOps = 0;
@@ -170,7 +176,7 @@ function executeIndependent(container, ops, partitions, { continueOnError, budge
     }
     if (budget) budget.charge(outcome.charge || 0);
     if (outcome.status >= 400) failed = true;
-    results.push(toResult(outcome, op || {}));
+    results.push(toResult(outcome, op || {}, minimal));
   }
   const allOk = results.every((r) => r.statusCode < 400);
   return { status: allOk ? 200 : 207, body: results, charge: sumCharges(results), throttledOps, budgetCharged: Boolean(budget) };

@@ -79,8 +79,9 @@ function createDocumentRequests({ account, throughput, stats, cursors }) {
     const budget = atomic
       ? null
       : { tryAdmit: () => throughput.tryAdmit(budgetKey), charge: (ru) => throughput.charge(budgetKey, ru) };
-    const out = executeBatch(container, ops, { atomic, continueOnError, headerPartitionKey: pk, budget });
-    stats.recordBatchOperations({ total: Array.isArray(ops) ? ops.length : 0, throttled: out.throttledOps || 0 });
+    const out = executeBatch(container, ops, { atomic, continueOnError, headerPartitionKey: pk, budget, minimal: wantsMinimal(req) });
+    const withBody = Array.isArray(out.body) ? out.body.filter((r) => r.resourceBody !== undefined).length : 0;
+    stats.recordBatchOperations({ total: Array.isArray(ops) ? ops.length : 0, throttled: out.throttledOps || 0, withBody });
     return out;
   }
 

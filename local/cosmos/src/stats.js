@@ -24,6 +24,7 @@ class Stats {
     this._dropped = 0;
     this._bulkOperations = 0;
     this._bulkOperationsThrottled = 0;
+    this._bulkOperationsWithBody = 0;
   }
 
   // One finished request. `throttled` marks a 429 produced by the throughput
@@ -46,10 +47,12 @@ class Stats {
   }
 
   // Operations inside batch requests, some of which the budget may refuse
-  // individually (answered 429 inside a 207 response).
-  recordBatchOperations({ total, throttled }) {
+  // individually (answered 429 inside a 207 response), and how many results
+  // carried their document back (a sink that asks for none should see 0).
+  recordBatchOperations({ total, throttled, withBody = 0 }) {
     this._bulkOperations += total;
     this._bulkOperationsThrottled += throttled;
+    this._bulkOperationsWithBody += withBody;
   }
 
   snapshot() {
@@ -73,6 +76,7 @@ class Stats {
       dropped: this._dropped,
       batchOperations: this._bulkOperations,
       batchOperationsThrottled: this._bulkOperationsThrottled,
+      batchOperationsWithBody: this._bulkOperationsWithBody,
     };
   }
 }

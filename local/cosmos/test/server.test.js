@@ -59,6 +59,29 @@ test('a failing transactional batch rolls back and answers 207 with 424s', async
   assert.equal((await call('GET', '/dbs/db/colls/c/docs/b-existing', undefined, pk('b'))).body.v, 1);
 });
 
+test('a bulk write result carries its document unless the request or the operation asks for none', async () => {
+  const bulk = { 'x-ms-cosmos-is-batch-request': 'True', 'x-ms-cosmos-batch-atomic': 'False', 'x-ms-cosmos-batch-continue-on-error': 'True' };
+  const before = (await controlCall('GET', '/stats')).body.batchOperationsWithBody;
+  const full = await call('POST', '/dbs/db/colls/c/docs',
+    [{ operationType: 'Create', partitionKey: '["m"]', resourceBody: { id: 'm1', pk: 'm' } }], bulk);
+  assert.equal(full.body[0].statusCode, 201);
+  assert.equal(full.body[0].resourceBody.id, 'm1');
+  // The Java SDK's client-wide contentResponseOnWriteEnabled(false) arrives as this header.
+  const minimal = await call('POST', '/dbs/db/colls/c/docs', [
+    { operationType: 'Create', partitionKey: '["m"]', resourceBody: { id: 'm2', pk: 'm' } },
+    { operationType: 'Patch', partitionKey: '["m"]', id: 'm1', resourceBody: { operations: [{ op: 'set', path: '/v', value: 2 }] } },
+    { operationType: 'Read', partitionKey: '["m"]', id: 'm1' },
+    { operationType: 'Create', partitionKey: '["m"]', resourceBody: { id: 'm3', pk: 'm' }, minimalReturnPreference: false },
+  ], { ...bulk, prefer: 'return=minimal' });
+  assert.deepEqual(minimal.body.map((x) => x.statusCode), [201, 200, 200, 201]);
+  assert.deepEqual(minimal.body.map((x) => x.resourceBody === undefined), [true, true, false, false]);
+  assert.ok(minimal.body.every((x) => x.eTag));
+  const perOperation = await call('POST', '/dbs/db/colls/c/docs',
+    [{ operationType: 'Create', partitionKey: '["m"]', resourceBody: { id: 'm4', pk: 'm' }, minimalReturnPreference: true }], bulk);
+  assert.equal(perOperation.body[0].resourceBody, undefined);
+  assert.equal((await controlCall('GET', '/stats')).body.batchOperationsWithBody - before, 3);
+});
+
 test('an injected fault answers with status, sub-status and retry-after, then stops', async () => {
   const added = await controlCall('POST', '/faults', { status: 410, subStatus: 1002, retryAfterMs: 7, kind: 'read', count: 1 });
   assert.equal(added.status, 201);

@@ -6,6 +6,7 @@ import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.ThroughputControlGroupConfig;
 import com.azure.cosmos.ThroughputControlGroupConfigBuilder;
 import com.azure.cosmos.models.CosmosBulkExecutionOptions;
+import com.azure.cosmos.models.CosmosBulkItemRequestOptions;
 import com.azure.cosmos.models.CosmosBulkItemResponse;
 import com.azure.cosmos.models.CosmosBulkOperationResponse;
 import com.azure.cosmos.models.CosmosBulkOperations;
@@ -98,12 +99,18 @@ public final class CosmosBulkExecutor implements BulkExecutor {
         return container.<BucketWrite>executeBulkOperations(Flux.fromIterable(ops), options).map(CosmosBulkExecutor::result);
     }
 
+    private static final CosmosBulkItemRequestOptions NO_CONTENT = new CosmosBulkItemRequestOptions().setContentResponseOnWriteEnabled(false);
+
     static CosmosItemOperation operation(BucketWrite w) {
         EntityBucket d = w.doc;
         PartitionKey pk = new PartitionKey(d.pk());
         // Our own tree: decimals stay decimals (the SDK writes a DecimalNode as it is).
         ObjectNode json = EntityBucketJson.tree(d);
-        if (w.kind == WriteKind.CREATE) return CosmosBulkOperations.getCreateItemOperation(json, pk, w);
+        // No document back (the service's minimalReturnPreference): the sink reads only status and charge, and a
+        // document echoed per operation costs its bytes twice more, on the wire and in parsing the response.
+        if (w.kind == WriteKind.CREATE) {
+            return CosmosBulkOperations.getCreateItemOperation(json, pk, NO_CONTENT, w);
+        }
         // One conditional operation replaces every value of the document: each grade map is set whole (one patch
         // operation each, whatever the number of grades; the service allows 10). unit, bucket, rule and page follow
         // from the id and never change; pk and id cannot be patched.
@@ -115,6 +122,7 @@ public final class CosmosBulkExecutor implements BulkExecutor {
         if (d.updatedAt() != null) patch.set("/updatedAt", d.updatedAt());
         if (d.ttl() != null) patch.set("/ttl", d.ttl());
         CosmosBulkPatchItemRequestOptions options = new CosmosBulkPatchItemRequestOptions()
+                .setContentResponseOnWriteEnabled(false)
                 .setFilterPredicate("FROM c WHERE c.ver < " + d.ver()); // a long literal: nothing to inject
         return CosmosBulkOperations.getPatchItemOperation(d.id(), pk, patch, options, w);
     }

@@ -246,6 +246,10 @@ public final class CosmosControl {
         public long throttled() { return raw.path("throttled").asLong(); }
         /** Operations inside bulk batches refused by the throughput budget. */
         public long batchOperationsThrottled() { return raw.path("batchOperationsThrottled").asLong(); }
+        /** Operations inside bulk batches. */
+        public long batchOperations() { return raw.path("batchOperations").asLong(); }
+        /** Operations inside bulk batches whose result carried the document back. */
+        public long batchOperationsWithBody() { return raw.path("batchOperationsWithBody").asLong(); }
         public double requestCharge() { return raw.path("requestCharge").asDouble(); }
         public long count(String kind) { return raw.path("byKind").path(kind).asLong(); }
         public long count(String kind, int status) { return raw.path("byKindStatus").path(kind + ":" + status).asLong(); }

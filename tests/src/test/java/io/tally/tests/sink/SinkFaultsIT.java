@@ -109,6 +109,22 @@ class SinkFaultsIT {
     }
 
     @Test
+    void theSinkAsksForNoDocumentBack(TestKafka kafka, LocalCosmos cosmos) throws Exception {
+        CosmosControl control = cosmos.control();
+        CosmosControl.Stats before = control.stats();
+        try (SinkRun run = new SinkRun(kafka, cosmos, "nobody"); IngestApp sink = new IngestApp(run.settings())) {
+            run.produce(300, 1, 1); // creates
+            sink.start();
+            run.awaitAllCorrect(Duration.ofSeconds(30));
+            run.produce(300, 2, 2); // conditional patches
+            run.awaitAllCorrect(Duration.ofSeconds(30));
+        }
+        CosmosControl.Stats after = control.stats();
+        assertThat(after.batchOperations() - before.batchOperations()).as("bulk operations").isGreaterThanOrEqualTo(600);
+        assertThat(after.batchOperationsWithBody() - before.batchOperationsWithBody()).as("results that echoed their document").isZero();
+    }
+
+    @Test
     void burstsOf503_408_410And449EndWithEveryBucketCorrect(TestKafka kafka, LocalCosmos cosmos) throws Exception {
         CosmosControl control = cosmos.control();
         List<String> rules = new ArrayList<>();
