@@ -6,6 +6,8 @@ import com.azure.cosmos.models.CosmosContainerProperties;
 import io.tally.cosmos.CosmosClients;
 import io.tally.loadgen.Loadgen;
 import io.tally.loadgen.truth.GroundTruth;
+import io.tally.model.BucketId;
+import io.tally.model.TimeUnit;
 import io.tally.testsupport.cosmos.CosmosControl;
 import io.tally.testsupport.cosmos.LocalCosmos;
 import io.tally.testsupport.kafka.TestKafka;
@@ -15,11 +17,14 @@ import io.tally.benchmarks.sink.SinkBench;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Predicate;
 
 /**
  * The whole pipeline under load, on the local stack's real parts in one JVM: loadgen -> Kafka (in-process
@@ -270,16 +275,41 @@ public final class EndToEndBench {
         }
     }
 
-    /** One rule set's costs in a warm burst (scenarios e and f). */
-    private record RuleFigures(String rulesFile, int rules, double eventsPerSecond, double cpuMicrosPerEvent, double documentsPerEvent,
-                               double ruPerEvent, double featureRu, double featureMs, long differing) {
+    /**
+     * One rule set's costs in a warm burst (scenarios e and f). The floor of documents per event is the ground truth's
+     * distinct entity buckets (main documents), each written once; {@code entityDaysPerEvent} is the same floor if a day
+     * document held its hours (a layout Tally does not have: what it would save, not what it does).
+     */
+    private record RuleFigures(String rulesFile, int rules, double eventsPerSecond, double cpuMicrosPerEvent, double jvmMicrosPerEvent,
+                               double endpointMicrosPerEvent, double documentsPerEvent, double entityBucketsPerEvent,
+                               double entityDaysPerEvent, double ruPerEvent, double featureRu, double featureMs, long differing) {
         static RuleFigures of(PipelineRun run, Measured m, double[] feature) {
             double n = m.totals.events();
-            double cores = m.cpu.stream().filter(p -> p.name().equals("this JVM in all") || p.name().startsWith("local Cosmos endpoint"))
-                    .mapToDouble(CpuByPart.Part::cores).sum();
+            double perEvent = m.totals.seconds() * 1e6 / n;
+            double jvm = cores(m, p -> p.equals("this JVM in all"));
+            double endpoint = cores(m, p -> p.startsWith("local Cosmos endpoint"));
             return new RuleFigures(run.rulesFile == null ? "default rules" : run.rulesFile, run.rules().rules().size(),
-                    n / m.totals.seconds(), cores * m.totals.seconds() * 1e6 / n, m.totals.documents() / n, m.totals.requestUnits() / n,
-                    feature[0], feature[1], m.verdict.couldNotRead() ? -1 : m.verdict.differing());
+                    n / m.totals.seconds(), (jvm + endpoint) * perEvent, jvm * perEvent, endpoint * perEvent, m.totals.documents() / n,
+                    distinct(m.truth, false) / n, distinct(m.truth, true) / n, m.totals.requestUnits() / n, feature[0], feature[1],
+                    m.verdict.couldNotRead() ? -1 : m.verdict.differing());
+        }
+
+        private static double cores(Measured m, Predicate<String> part) {
+            return m.cpu.stream().filter(p -> part.test(p.name())).mapToDouble(CpuByPart.Part::cores).sum();
+        }
+
+        /**
+         * Distinct {@code pk} × unit × bucket among the ground truth's grade buckets ({@code id = grade|unit|index});
+         * with {@code hoursInDays}, an hour bucket counts as its day's.
+         */
+        static long distinct(GroundTruth truth, boolean hoursInDays) {
+            Set<String> documents = new HashSet<>();
+            truth.buckets().forEach((pk, buckets) -> buckets.keySet().forEach(id -> {
+                BucketId b = BucketId.parse(id);
+                if (hoursInDays && b.unit() == TimeUnit.HOUR) documents.add(pk + "|day|" + Math.floorDiv(b.bucketIndex(), 24));
+                else documents.add(pk + '|' + b.unit().code() + '|' + b.bucketIndex());
+            }));
+            return documents.size();
         }
     }
 
@@ -293,6 +323,7 @@ public final class EndToEndBench {
         try (PipelineRun run = new PipelineRun("f", kafka, registry, cosmos, ruleAxis, settings).start()) {
             Measured m = measure(run, "f. throughput, warm JVM, " + run.rules().rules().size() + " rules", "unlimited RU, many rules", false);
             burstFigures("f. throughput, warm JVM, many rules", m);
+            cpuFigures("f. CPU by part, warm JVM, many rules, burst until drained", m);
             many = RuleFigures.of(run, m, featureReads(run));
         }
         String s = "f. rule count";
@@ -300,14 +331,22 @@ public final class EndToEndBench {
             String who = " (" + r.rules + " rules)";
             results.figure(s, "end-to-end throughput" + who, r.eventsPerSecond, "events/s")
                     .figure(s, "CPU µs per event, this JVM and the Cosmos endpoint" + who, r.cpuMicrosPerEvent, "µs/event")
+                    .figure(s, "CPU µs per event, this JVM alone" + who, r.jvmMicrosPerEvent, "µs/event")
+                    .figure(s, "CPU µs per event, the Cosmos endpoint alone" + who, r.endpointMicrosPerEvent, "µs/event")
                     .figure(s, "documents written per event" + who, r.documentsPerEvent, "docs/event")
+                    .figure(s, "distinct entity buckets per event, ground truth (each written once)" + who, r.entityBucketsPerEvent,
+                            "docs/event")
+                    .figure(s, "the same if a day document held its hours (not Tally's layout)" + who, r.entityDaysPerEvent, "docs/event")
                     .figure(s, "RU per event" + who, r.ruPerEvent, "RU/event")
                     .figure(s, "RU per feature-vector read" + who, r.featureRu, "RU/request")
                     .figure(s, "feature-vector read latency, mean" + who, r.featureMs, "ms");
         }
         results.figure(s, "ratio, end-to-end throughput", many.eventsPerSecond / few.eventsPerSecond, "x")
                 .figure(s, "ratio, CPU µs per event", many.cpuMicrosPerEvent / few.cpuMicrosPerEvent, "x")
+                .figure(s, "ratio, CPU µs per event, this JVM alone", many.jvmMicrosPerEvent / few.jvmMicrosPerEvent, "x")
                 .figure(s, "ratio, documents per event", many.documentsPerEvent / few.documentsPerEvent, "x")
+                .figure(s, "ratio, distinct entity buckets per event (ground truth)", many.entityBucketsPerEvent / few.entityBucketsPerEvent, "x")
+                .figure(s, "ratio, the same if a day document held its hours", many.entityDaysPerEvent / few.entityDaysPerEvent, "x")
                 .figure(s, "ratio, RU per event", many.ruPerEvent / few.ruPerEvent, "x");
         results.note(String.format(Locale.ROOT, "f: scenario e (%s, %d rules) and the same burst under %s (%d rules), both on a warm JVM. "
                 + "Starting point of the rule-count work (one document per grade bucket, ./tally bench end-to-end --quick, cold, one "
