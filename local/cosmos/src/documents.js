@@ -238,11 +238,45 @@ function remove(container, pk, id, { ifMatch } = {}) {
   };
 }
 
-// "from c where ..." (what the SDK sends) or "where ..." against one document.
+// "from c where ..." (what the SDK sends) or "where ..." against one document. Its number literals become
+// parameters, so a condition that differs only in them (the SDK's "from c where c.ver < 17", then 18, ...) is
+// parsed and compiled once: the query cache keeps 100 texts, and one per write would also push out the
+// read queries. VALUE 1: whether a row comes back is all that is asked, not a copy of the document.
 function conditionHolds(container, data, condition) {
-  const sql = /^\s*where\b/i.test(condition) ? `SELECT * FROM c ${condition}` : `SELECT * ${condition}`;
-  const rows = query.execute({ documents: container.documents, docs: [data], sql, parameters: [] });
+  const { text, parameters } = parametrizeNumbers(condition);
+  const sql = /^\s*where\b/i.test(text) ? `SELECT VALUE 1 FROM c ${text}` : `SELECT VALUE 1 ${text}`;
+  const rows = query.execute({ documents: container.documents, docs: [data], sql, parameters });
   return rows.length > 0;
+}
+
+// Number literals outside strings, not part of a name, an array index or a parameter, become @__n0, @__n1, ...
+function parametrizeNumbers(condition) {
+  if (condition.includes('@')) return { text: condition, parameters: [] };
+  const parameters = [];
+  let text = '';
+  let i = 0;
+  while (i < condition.length) {
+    const ch = condition[i];
+    if (ch === "'" || ch === '"') {
+      let j = i + 1;
+      while (j < condition.length && condition[j] !== ch) j += condition[j] === '\\' ? 2 : 1;
+      text += condition.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    const number = /^\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(condition.slice(i, i + 40));
+    const before = i > 0 ? condition[i - 1] : ' ';
+    if (number && !/[\w$.[]/.test(before) && !/[\w$]/.test(condition[i + number[0].length] || ' ')) {
+      const name = `@__n${parameters.length}`;
+      parameters.push({ name, value: Number(number[0]) });
+      text += name;
+      i += number[0].length;
+      continue;
+    }
+    text += ch;
+    i += 1;
+  }
+  return { text, parameters };
 }
 
 function patch(container, pk, id, patchBody, { ifMatch } = {}) {

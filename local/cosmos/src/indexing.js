@@ -33,12 +33,20 @@ function matches(rule, path) {
   return rule.prefix.every((seg, i) => seg === path[i]);
 }
 
+// A container's policy compiled once: documents are charged on every write.
+const compiled = new WeakMap();
+
 function policyOf(container) {
   const policy = (container && container.data && container.data.indexingPolicy) || {};
   if (String(policy.indexingMode || 'consistent').toLowerCase() === 'none') return { none: true };
-  const included = (policy.includedPaths || [{ path: '/*' }]).map((p) => compile(p.path));
-  const excluded = (policy.excludedPaths || []).filter((p) => !/_etag/.test(p.path)).map((p) => compile(p.path));
-  return { included, excluded };
+  let c = compiled.get(policy);
+  if (!c) {
+    const included = (policy.includedPaths || [{ path: '/*' }]).map((p) => compile(p.path));
+    const excluded = (policy.excludedPaths || []).filter((p) => !/_etag/.test(p.path)).map((p) => compile(p.path));
+    c = { included, excluded, rules: included.map((r) => ({ ...r, inc: true })).concat(excluded.map((r) => ({ ...r, inc: false }))) };
+    compiled.set(policy, c);
+  }
+  return c;
 }
 
 function indexed(policy, path) {
@@ -48,27 +56,62 @@ function indexed(policy, path) {
   return Boolean(best && best.inc);
 }
 
-// Leaf paths of a document, array elements as "[]".
-function leaves(value, path, out) {
-  if (value !== null && typeof value === 'object') {
-    if (Array.isArray(value)) value.forEach((v) => leaves(v, path.concat('[]'), out));
-    else for (const [k, v] of Object.entries(value)) leaves(v, path.concat(k), out);
-  } else {
-    out.push(path);
+// Below an object or array at `path` that no pattern reaches deeper into, every leaf is decided by the same
+// subtree patterns (a "?" pattern at `path` itself names a scalar there, not what lies below): true or false
+// for all of them. Null while some pattern still reaches below `path`.
+function decidedBelow(policy, path) {
+  let best = null;
+  for (const r of policy.rules) {
+    if (r.prefix.length > path.length) {
+      if (r.prefix.every((seg, i) => i >= path.length || seg === path[i])) return null;
+    } else if (r.subtree && r.prefix.every((seg, i) => seg === path[i])
+        && (!best || r.precision > best.precision || (!r.inc && r.precision === best.precision))) {
+      best = r;
+    }
   }
-  return out;
+  return Boolean(best && best.inc);
+}
+
+function countLeaves(value) {
+  if (value === null || typeof value !== 'object') return 1;
+  let n = 0;
+  if (Array.isArray(value)) for (const v of value) n += countLeaves(v);
+  else for (const k in value) if (Object.prototype.hasOwnProperty.call(value, k)) n += countLeaves(value[k]);
+  return n;
+}
+
+// Indexed leaves under `value` at `path` (array elements as "[]"); `path` is one array, pushed and popped.
+function countIndexed(policy, value, path, skipTopLevel) {
+  if (value === null || typeof value !== 'object') {
+    if (path.length === 1 && skipTopLevel(path[0])) return 0;
+    return indexed(policy, path) ? 1 : 0;
+  }
+  if (path.length > 0) {
+    const decided = decidedBelow(policy, path);
+    if (decided === false) return 0;
+    if (decided === true) return countLeaves(value);
+  }
+  let n = 0;
+  if (Array.isArray(value)) {
+    path.push('[]');
+    for (const v of value) n += countIndexed(policy, v, path, skipTopLevel);
+    path.pop();
+  } else {
+    for (const k in value) {
+      if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+      path.push(k);
+      n += countIndexed(policy, value[k], path, skipTopLevel);
+      path.pop();
+    }
+  }
+  return n;
 }
 
 function termsOf(container, doc, pkPath) {
   const policy = policyOf(container);
   if (policy.none || !doc) return 0;
   const pkKey = pkPath ? pkPath.replace(/^\//, '') : null;
-  let n = 0;
-  for (const path of leaves(doc, [], [])) {
-    if (path.length === 1 && (SYSTEM.has(path[0]) || path[0] === pkKey)) continue;
-    if (indexed(policy, path)) n++;
-  }
-  return n;
+  return countIndexed(policy, doc, [], (key) => SYSTEM.has(key) || key === pkKey);
 }
 
 module.exports = { termsOf, compile };

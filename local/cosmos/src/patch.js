@@ -29,14 +29,24 @@ function isContainer(v) {
   return v !== null && typeof v === 'object';
 }
 
-// The object/array holding the last segment; throws if any part is missing.
-function parentOf(doc, segments, pointer) {
+// The object/array holding the last segment, copied on the way down unless this patch copied it already
+// (`owned`): the patched document shares every part no operation touches with the original, which stays
+// as it was. Throws if any part is missing.
+function parentOf(doc, segments, pointer, owned) {
   let node = doc;
   for (let i = 0; i < segments.length - 1; i += 1) {
     const s = segments[i];
-    if (Array.isArray(node)) node = node[arrayIndex(node, s, pointer, false)];
-    else if (isContainer(node) && Object.prototype.hasOwnProperty.call(node, s)) node = node[s];
+    let key;
+    if (Array.isArray(node)) key = arrayIndex(node, s, pointer, false);
+    else if (isContainer(node) && Object.prototype.hasOwnProperty.call(node, s)) key = s;
     else throw new PatchError(`path ${pointer}: parent "${segments.slice(0, i + 1).join('/')}" does not exist`);
+    let child = node[key];
+    if (isContainer(child) && !owned.has(child)) {
+      child = Array.isArray(child) ? child.slice() : { ...child };
+      owned.add(child);
+      node[key] = child;
+    }
+    node = child;
   }
   if (!isContainer(node)) throw new PatchError(`path ${pointer}: parent is not an object or array`);
   return node;
@@ -56,14 +66,14 @@ function has(parent, key, pointer) {
   return Object.prototype.hasOwnProperty.call(parent, key);
 }
 
-function applyOne(doc, op) {
+function applyOne(doc, op, owned) {
   if (!op || typeof op !== 'object') throw new PatchError('each operation must be an object');
   const segments = parsePointer(op.path, 'path');
   const pointer = op.path;
   const key = segments[segments.length - 1];
   switch (op.op) {
     case 'add': {
-      const parent = parentOf(doc, segments, pointer);
+      const parent = parentOf(doc, segments, pointer, owned);
       if (Array.isArray(parent)) {
         if (key === '-') parent.push(op.value);
         else parent.splice(arrayIndex(parent, key, pointer, true), 0, op.value);
@@ -71,7 +81,7 @@ function applyOne(doc, op) {
       return;
     }
     case 'set': {
-      const parent = parentOf(doc, segments, pointer);
+      const parent = parentOf(doc, segments, pointer, owned);
       if (Array.isArray(parent)) {
         if (key === '-') parent.push(op.value);
         else parent[arrayIndex(parent, key, pointer, true)] = op.value;
@@ -79,13 +89,13 @@ function applyOne(doc, op) {
       return;
     }
     case 'replace': {
-      const parent = parentOf(doc, segments, pointer);
+      const parent = parentOf(doc, segments, pointer, owned);
       if (!has(parent, key)) throw new PatchError(`path ${pointer}: replace target does not exist`);
       parent[Array.isArray(parent) ? Number(key) : key] = op.value;
       return;
     }
     case 'remove': {
-      const parent = parentOf(doc, segments, pointer);
+      const parent = parentOf(doc, segments, pointer, owned);
       if (!has(parent, key)) throw new PatchError(`path ${pointer}: remove target does not exist`);
       if (Array.isArray(parent)) parent.splice(Number(key), 1);
       else delete parent[key];
@@ -95,7 +105,7 @@ function applyOne(doc, op) {
       if (typeof op.value !== 'number' || !Number.isFinite(op.value)) {
         throw new PatchError(`path ${pointer}: increment value must be a number`);
       }
-      const parent = parentOf(doc, segments, pointer);
+      const parent = parentOf(doc, segments, pointer, owned);
       const k = Array.isArray(parent) ? arrayIndex(parent, key, pointer, false) : key;
       const current = parent[k];
       if (current === undefined) parent[k] = op.value;
@@ -107,7 +117,7 @@ function applyOne(doc, op) {
       const fromSegments = parsePointer(op.from, 'from');
       if (op.from === pointer) throw new PatchError('move: from and path are the same');
       if (pointer.startsWith(`${op.from}/`)) throw new PatchError('move: cannot move a value into itself');
-      const fromParent = parentOf(doc, fromSegments, op.from);
+      const fromParent = parentOf(doc, fromSegments, op.from, owned);
       const fromKey = fromSegments[fromSegments.length - 1];
       if (!has(fromParent, fromKey)) throw new PatchError(`move: from ${op.from} does not exist`);
       let value;
@@ -116,7 +126,7 @@ function applyOne(doc, op) {
         value = fromParent[fromKey];
         delete fromParent[fromKey];
       }
-      applyOne(doc, { op: 'set', path: pointer, value });
+      applyOne(doc, { op: 'set', path: pointer, value }, owned);
       return;
     }
     default:
@@ -145,10 +155,11 @@ function applyPatch(original, operations, { protectedPaths = [] } = {}) {
       }
     }
   }
-  const doc = JSON.parse(JSON.stringify(original));
+  const doc = { ...original };
+  const owned = new Set([doc]);
   operations.forEach((op, i) => {
     try {
-      applyOne(doc, op);
+      applyOne(doc, op, owned);
     } catch (e) {
       if (e instanceof PatchError) throw new PatchError(`operation ${i} (${op && op.op}): ${e.message}`);
       throw e;

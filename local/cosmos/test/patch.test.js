@@ -26,6 +26,24 @@ test('the original document is not modified', () => {
   assert.equal(d.o.x, 1);
 });
 
+test('the patched document shares only what no operation touched; the original stays as it was, also when a patch fails', () => {
+  const original = { id: 'a', pk: 'p', g: { s: { sum: 1, n: [1, 2] }, t: { sum: 2 } }, arr: [{ x: 1 }, { y: 2 }], keep: { deep: { v: 1 } } };
+  const snapshot = JSON.parse(JSON.stringify(original));
+  const out = applyPatch(original, [
+    { op: 'set', path: '/g/s/sum', value: 5 },
+    { op: 'add', path: '/g/s/n/-', value: 3 },
+    { op: 'incr', path: '/arr/1/y', value: 1 },
+    { op: 'move', from: '/g/t', path: '/arr/0/t' },
+    { op: 'set', path: '/arr/0/t/sum', value: 9 },
+    { op: 'remove', path: '/arr/0/x' },
+  ]);
+  assert.deepEqual(original, snapshot);
+  assert.deepEqual(out, { id: 'a', pk: 'p', g: { s: { sum: 5, n: [1, 2, 3] } }, arr: [{ t: { sum: 9 } }, { y: 3 }], keep: { deep: { v: 1 } } });
+  assert.equal(out.keep, original.keep);
+  assert.throws(() => applyPatch(original, [{ op: 'set', path: '/g/s/sum', value: 7 }, { op: 'remove', path: '/g/missing' }]), PatchError);
+  assert.deepEqual(original, snapshot);
+});
+
 test('replace and remove need an existing target; no intermediate objects are created', () => {
   assert.throws(() => applyPatch(doc(), [{ op: 'replace', path: '/missing', value: 1 }]), PatchError);
   assert.throws(() => applyPatch(doc(), [{ op: 'remove', path: '/missing' }]), PatchError);

@@ -82,6 +82,20 @@ test('a bulk write result carries its document unless the request or the operati
   assert.equal((await controlCall('GET', '/stats')).body.batchOperationsWithBody - before, 3);
 });
 
+test('a conditional patch holds or fails as its condition says, whatever literals it carries', async () => {
+  await call('POST', '/dbs/db/colls/c/docs', { id: 'cnd', pk: 'k', ver: 5, name: 'v 12', arr: [3, 4], x1: 2 }, pk('k'));
+  const cases = [
+    ['from c where c.ver < 6', 200], ['from c where c.ver < 5', 412], ['from c where c.ver < -1', 412],
+    ["from c where c.name = 'v 12'", 200], ["from c where c.name = 'v 13'", 412], ['from c where c.arr[1] = 4', 200],
+    ['from c where c.arr[0] = 4', 412], ['from c where c.x1 = 2', 200], ['from c where c.ver > 4.5e0', 200],
+    ['where c.ver = 5', 200], ['from c where c.ver = 5 and c.x1 > 3', 412],
+  ];
+  for (const [condition, status] of cases) {
+    const r = await call('PATCH', '/dbs/db/colls/c/docs/cnd', { operations: [{ op: 'set', path: '/touched', value: 1 }], condition }, pk('k'));
+    assert.equal(r.status, status, condition);
+  }
+});
+
 test('an injected fault answers with status, sub-status and retry-after, then stops', async () => {
   const added = await controlCall('POST', '/faults', { status: 410, subStatus: 1002, retryAfterMs: 7, kind: 'read', count: 1 });
   assert.equal(added.status, 201);
