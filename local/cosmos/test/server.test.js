@@ -88,7 +88,8 @@ test('a conditional patch holds or fails as its condition says, whatever literal
     ['from c where c.ver < 6', 200], ['from c where c.ver < 5', 412], ['from c where c.ver < -1', 412],
     ["from c where c.name = 'v 12'", 200], ["from c where c.name = 'v 13'", 412], ['from c where c.arr[1] = 4', 200],
     ['from c where c.arr[0] = 4', 412], ['from c where c.x1 = 2', 200], ['from c where c.ver > 4.5e0', 200],
-    ['where c.ver = 5', 200], ['from c where c.ver = 5 and c.x1 > 3', 412],
+    ['where c.ver = 5', 200], ['from c where c.ver = 5 and c.x1 > 3', 412], ['from c where c.ver in (4, 5)', 200],
+    ['from c where c.ver in (4, 6)', 412], ['from c where ABS(c.ver - 7) = 2', 200],
   ];
   for (const [condition, status] of cases) {
     const r = await call('PATCH', '/dbs/db/colls/c/docs/cnd', { operations: [{ op: 'set', path: '/touched', value: 1 }], condition }, pk('k'));
