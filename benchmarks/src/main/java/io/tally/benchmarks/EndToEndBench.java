@@ -44,8 +44,9 @@ import java.util.function.Predicate;
  *   <li>e. a again on a fresh pipeline in the JVM that ran a to d: the throughput once the JIT has compiled the
  *       hot code, against a's cold start.
  *   <li>f. the rule count: e again under the many-rules file ({@link AggregationBench#MANY_RULES}, 36 rules over 5
- *       entity fields): events/s, CPU µs, documents and RU per event, and the RU and latency of a feature-vector read,
- *       beside e's, with the ratio between the two rule sets.
+ *       entity fields): events/s, CPU by part and CPU µs per event (the JVM and the endpoint apart), documents and RU
+ *       per event, the floor of documents per event (the ground truth's distinct entity buckets), and the RU and
+ *       latency of a feature-vector read, beside e's, with the ratio between the two rule sets.
  * </ol>
  *
  * <pre>./tally bench end-to-end [--quick] [--events=N] [--rules=FILE] [--rule-axis=FILE|none] [--with=KEY=VALUE...]</pre>
