@@ -33,11 +33,13 @@ function matches(rule, path) {
   return rule.prefix.every((seg, i) => seg === path[i]);
 }
 
-// A container's policy compiled once: documents are charged on every write.
+// A container's policy compiled once: documents are charged on every write. A container without a policy shares
+// one empty policy, so it is compiled once too.
 const compiled = new WeakMap();
+const NO_POLICY = Object.freeze({});
 
 function policyOf(container) {
-  const policy = (container && container.data && container.data.indexingPolicy) || {};
+  const policy = (container && container.data && container.data.indexingPolicy) || NO_POLICY;
   if (String(policy.indexingMode || 'consistent').toLowerCase() === 'none') return { none: true };
   let c = compiled.get(policy);
   if (!c) {
