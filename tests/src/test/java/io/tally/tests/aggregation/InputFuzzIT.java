@@ -8,7 +8,6 @@ import io.tally.ingest.source.SourceTopics;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.ingest.topology.TopologySettings;
 import io.tally.model.BucketDocument;
-import io.tally.model.EntityBucket;
 import io.tally.model.TimeUnit;
 import io.tally.schemas.Topics;
 import io.tally.schemas.avro.TransactionEvent;
@@ -50,7 +49,6 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -119,12 +117,7 @@ class InputFuzzIT {
             }
             driver.createOutputTopic(topics.transactionsDlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer())
                     .readRecordsToList().forEach(r -> dlqByOffset.put(Long.parseLong(header(r.headers(), DeadLetters.SOURCE_OFFSET)), r));
-            KeyValueStore<String, EntityBucket> store = driver.getKeyValueStore(TallyTopology.BUCKET_STORE);
-            List<EntityBucket> documents = new ArrayList<>();
-            try (var all = store.all()) {
-                all.forEachRemaining(kv -> documents.add(kv.value));
-            }
-            buckets = GradeBuckets.of(documents);
+            buckets = GradeBuckets.inStore(driver);
         }
         assertThat(crashes).as("records that made the topology throw (seed %d)", seed).isEmpty();
 

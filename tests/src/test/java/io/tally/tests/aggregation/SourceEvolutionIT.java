@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tally.ingest.source.SourceTopics;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.model.BucketDocument;
-import io.tally.model.EntityBucket;
 import io.tally.model.TimeUnit;
 import io.tally.rules.GradeRules;
 import io.tally.rules.source.Sources;
@@ -41,7 +40,6 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -166,12 +164,7 @@ class SourceEvolutionIT {
                 InputFuzzIT.DeadLetter d = InputFuzzIT.DeadLetter.of(r.headers(), r.value());
                 dead.put(Long.parseLong(d.sourceOffset()), d);
             }
-            KeyValueStore<String, EntityBucket> store = driver.getKeyValueStore(TallyTopology.BUCKET_STORE);
-            List<EntityBucket> documents = new ArrayList<>();
-            try (var all = store.all()) {
-                all.forEachRemaining(kv -> documents.add(kv.value));
-            }
-            buckets = GradeBuckets.of(documents);
+            buckets = GradeBuckets.inStore(driver);
         }
         assertThat(crashes).as("records that made the topology throw").isEmpty();
 

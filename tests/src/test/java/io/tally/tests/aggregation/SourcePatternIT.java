@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tally.ingest.source.SourceTopics;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.model.BucketDocument;
-import io.tally.model.EntityBucket;
 import io.tally.model.TimeUnit;
 import io.tally.rules.GradeRules;
 import io.tally.rules.source.Sources;
@@ -35,7 +34,6 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -121,12 +119,7 @@ class SourcePatternIT {
                 inputs.computeIfAbsent(s.topic(), t -> driver.createInputTopic(t, new ByteArraySerializer(), new ByteArraySerializer()))
                         .pipeInput(null, s.value(), now);
             }
-            KeyValueStore<String, EntityBucket> store = driver.getKeyValueStore(TallyTopology.BUCKET_STORE);
-            List<EntityBucket> documents = new ArrayList<>();
-            try (var all = store.all()) {
-                all.forEachRemaining(kv -> documents.add(kv.value));
-            }
-            buckets = GradeBuckets.of(documents);
+            buckets = GradeBuckets.inStore(driver);
         }
 
         for (int k = 0; k < 3; k++) {
