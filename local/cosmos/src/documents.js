@@ -250,6 +250,8 @@ function conditionHolds(container, data, condition) {
 }
 
 // Number literals outside strings, not part of a name, an array index or a parameter, become @__n0, @__n1, ...
+const NUMBER = /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
 function parametrizeNumbers(condition) {
   if (condition.includes('@')) return { text: condition, parameters: [] };
   const parameters = [];
@@ -264,7 +266,8 @@ function parametrizeNumbers(condition) {
       i = j + 1;
       continue;
     }
-    const number = /^\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(condition.slice(i, i + 40));
+    NUMBER.lastIndex = i;
+    const number = NUMBER.exec(condition);
     const before = i > 0 ? condition[i - 1] : ' ';
     if (number && !/[\w$.[]/.test(before) && !/[\w$]/.test(condition[i + number[0].length] || ' ')) {
       const name = `@__n${parameters.length}`;
