@@ -1,5 +1,6 @@
 package io.tally.model;
 
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import java.math.BigDecimal;
 
 /**
@@ -8,6 +9,7 @@ import java.math.BigDecimal;
  * nothing yet": it never wins and never adds. Stage 5 combines a bucket with its deltas with these, and the read
  * API combines the buckets of a roll-up, so both sides agree on every value.
  */
+@JsonDeserialize(using = EntityBucketJson.AggregateReader.class) // the stored form: [count, sum, min, max]
 public record Aggregate(BigDecimal sum, long count, BigDecimal min, BigDecimal max) {
     /** Nothing counted: the identity of {@link #plus}. */
     public static final Aggregate NONE = new Aggregate(null, 0, null, null);

@@ -20,12 +20,13 @@ import java.util.TreeMap;
  * <pre>{@code
  * {"pk": "demo-shop|c-42", "id": "day|20419", "unit": "day", "bucket": "2025-11-27T00:00:00Z",
  *  "ver": 17, "ttl": 3024000, "updatedAt": "...",
- *  "grades":    {"spend-per-customer": {"sum": 120.5, "count": 3, "min": 10.5, "max": 80.0}},
- *  "qualified": {"spend-per-customer-sku": {"sku-7": {"sum": 10.5, "count": 1}}},
+ *  "grades":    {"spend-per-customer": [3, "120.5000", "10.5000", "80.0000"]},
+ *  "qualified": {"spend-per-customer-sku": {"sku-7": [1, "10.5000"]}},
  *  "spilled":   {"other-qualified-rule": 16}}
  * }</pre>
  * A spill page has the same shape plus {@code rule} and {@code page}, and holds only that rule's values under
- * {@code qualified}. {@code ver} counts every event applied to the document (to a page: to its values), so it grows
+ * {@code qualified}. A grade is {@code [count, sum, min, max]}, decimals as exact strings ({@link EntityBucketJson}).
+ * {@code ver} counts every event applied to the document (to a page: to its values), so it grows
  * with every change and a replay of the same input reaches the same {@code ver}; a writer never replaces a
  * document with a higher {@code ver}. A grade's own {@code count} is its events, the {@code ver} of its
  * {@link BucketDocument} view. {@code ttl} is the longest retention of the grades held.

@@ -3,12 +3,16 @@ package io.tally.model;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,7 +27,7 @@ import java.util.TreeMap;
  * sink writes what it reads without a mapping step. Nothing else encodes or decodes it.
  *
  * <p>Written with Jackson's streaming generator (no reflection on the stream thread's commit path); null values
- * left out, decimals as {@link BigDecimal#toString()}. Read through a tree, which tolerates any field order,
+ * left out, each grade a short array with its decimals as exact strings ({@link #aggregate(JsonGenerator, String, Aggregate)}). Read through a tree, which tolerates any field order,
  * unknown fields (Cosmos adds {@code _rid}, {@code _etag}, {@code _ts}, ...) and explicit nulls.
  *
  * <p>Thread-safe: every thread writes into a buffer of its own.
@@ -117,7 +121,8 @@ public final class EntityBucketJson {
             throw new IllegalArgumentException(m == null ? "not an entity bucket" : m, e);
         }
         EntityBucket d = read(tree);
-        d.source(tree); // our own parse: decimals as written, so the tree can be written back as it is
+        // Our own parse, decimals as written: the tree can be written back as it is, unless it is of the older form.
+        if (!olderForm(tree)) d.source(tree);
         return d;
     }
 
@@ -152,19 +157,80 @@ public final class EntityBucketJson {
                 ttl == null ? null : ttl.intValue(), text(tree, "updatedAt"), grades, qualified, spilled);
     }
 
+    /**
+     * A grade as {@code [count, sum, min, max]}: count a JSON integer, each decimal a string in plain notation
+     * ({@link BigDecimal#toPlainString()}), an aggregation the rule does not keep null, trailing nulls left out
+     * ({@code [3]} for a count-only rule, {@code [3, "120.50"]} for sum and count). Strings, because Cosmos keeps every
+     * JSON number as an IEEE-754 double ("Number: A double-precision floating-point number, IEEE 754 standard",
+     * Azure Cosmos DB for NoSQL, "Constants", supported scalar data types): a sum past ~15 significant digits would
+     * be stored rounded. A count stays a number: it is whole, and below 2^53 a double holds it exactly.
+     */
     private static void aggregate(JsonGenerator g, String name, Aggregate a) throws IOException {
-        g.writeObjectFieldStart(name);
-        if (a.sum() != null) g.writeNumberField("sum", a.sum());
-        g.writeNumberField("count", a.count());
-        if (a.min() != null) g.writeNumberField("min", a.min());
-        if (a.max() != null) g.writeNumberField("max", a.max());
-        g.writeEndObject();
+        g.writeFieldName(name);
+        g.writeStartArray();
+        g.writeNumber(a.count());
+        int last = a.max() != null ? 3 : a.min() != null ? 2 : a.sum() != null ? 1 : 0;
+        if (last >= 1) decimal(g, a.sum());
+        if (last >= 2) decimal(g, a.min());
+        if (last >= 3) decimal(g, a.max());
+        g.writeEndArray();
     }
 
-    private static Aggregate aggregate(JsonNode n, String where) {
-        if (n == null || !n.isObject()) throw new IllegalArgumentException("grade " + where + " is not an object");
+    private static void decimal(JsonGenerator g, BigDecimal v) throws IOException {
+        if (v == null) g.writeNull();
+        else g.writeString(v.toPlainString());
+    }
+
+    /**
+     * A grade read back: the array form, or the object form documents had before it ({@code {"sum": .., "count": ..}},
+     * numbers): a state store restored from an older changelog, an older update on bucket-updates or an older
+     * document in Cosmos stays readable across the upgrade.
+     */
+    static Aggregate aggregate(JsonNode n, String where) {
+        if (n != null && n.isArray()) {
+            if (n.isEmpty() || n.size() > 4) throw new IllegalArgumentException("grade " + where + " is not [count, sum, min, max]");
+            JsonNode count = n.get(0);
+            if (!count.isIntegralNumber() || !count.canConvertToLong()) throw new IllegalArgumentException("grade " + where + ": count is not a whole number");
+            return new Aggregate(exact(n.get(1), where), count.longValue(), exact(n.get(2), where), exact(n.get(3), where));
+        }
+        if (n == null || !n.isObject()) throw new IllegalArgumentException("grade " + where + " is not an array");
         JsonNode count = whole(n, "count");
         return new Aggregate(decimal(n, "sum"), count == null ? 0 : count.longValue(), decimal(n, "min"), decimal(n, "max"));
+    }
+
+    /** A decimal of the array form: a string in plain or exponent notation; null or absent when not kept. */
+    private static BigDecimal exact(JsonNode v, String where) {
+        if (v == null || v.isNull()) return null;
+        if (!v.isTextual()) throw new IllegalArgumentException("grade " + where + ": a decimal is not a string");
+        try {
+            return new BigDecimal(v.textValue());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("grade " + where + ": a decimal is not a number", e);
+        }
+    }
+
+    /** Binds a grade wherever a Jackson mapper reads one (the Cosmos SDK's point reads, read-service's range rows). */
+    static final class AggregateReader extends StdDeserializer<Aggregate> {
+        AggregateReader() {
+            super(Aggregate.class);
+        }
+
+        @Override
+        public Aggregate deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+            JsonNode n = p.readValueAsTree();
+            try {
+                return aggregate(n, "value");
+            } catch (IllegalArgumentException e) {
+                throw JsonMappingException.from(p, e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Whether any grade of the document is in the object form that came before the array form. */
+    private static boolean olderForm(JsonNode tree) {
+        for (JsonNode a : tree.path("grades")) if (!a.isArray()) return true;
+        for (JsonNode rule : tree.path("qualified")) for (JsonNode a : rule) if (!a.isArray()) return true;
+        return false;
     }
 
     /** The field when it is a whole number, null when absent or null; anything else is refused. */

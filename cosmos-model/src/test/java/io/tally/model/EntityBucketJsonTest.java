@@ -102,6 +102,42 @@ class EntityBucketJsonTest {
     }
 
     @Test
+    void aGradeIsStoredAsCountThenExactDecimalStringsInPlainNotation() {
+        EntityBucket d = EntityBucket.main("p|e", TimeUnit.HOUR, 1, "1970-01-01T01:00:00Z");
+        d.addGrade("all", spend("120.5000", 3, "10.5000", "80.0000"), 60);
+        d.addGrade("count-only", new Aggregate(null, 4, null, null), 60);
+        d.addGrade("sum-only", new Aggregate(new BigDecimal("5E+1"), 1, null, null), 60);
+        d.addGrade("max-only", new Aggregate(null, 2, null, new BigDecimal("-0.0001")), 60);
+        d.addQualified("per-sku", "s/1", new Aggregate(new BigDecimal("123456789012345678.99"), 7, null, null), 60);
+        assertThat(json(d)).isEqualTo("{\"pk\":\"p|e\",\"id\":\"hour|1\",\"unit\":\"hour\",\"bucket\":\"1970-01-01T01:00:00Z\",\"ver\":17,"
+                + "\"ttl\":60,\"grades\":{\"all\":[3,\"120.5000\",\"10.5000\",\"80.0000\"],\"count-only\":[4],"
+                + "\"max-only\":[2,null,null,\"-0.0001\"],\"sum-only\":[1,\"50\"]},"
+                + "\"qualified\":{\"per-sku\":{\"s/1\":[7,\"123456789012345678.99\"]}},\"spilled\":{}}");
+        // 20 significant digits: no double holds them, the string does.
+        assertThat(read(json(d)).qualified().get("per-sku").get("s/1").sum()).isEqualTo(new BigDecimal("123456789012345678.99"));
+    }
+
+    @Test
+    void aMapperThatBindsTheDocumentReadsTheSameValuesAsTheReader() throws Exception {
+        // The Cosmos SDK's point reads bind EntityBucket with a Jackson mapper of its own: the same values must come out.
+        com.fasterxml.jackson.databind.ObjectMapper sdkLike = new com.fasterxml.jackson.databind.ObjectMapper();
+        EntityBucket d = mainDocument();
+        EntityBucket bound = sdkLike.readValue(EntityBucketJson.write(d), EntityBucket.class);
+        assertThat(bound.grades()).isEqualTo(d.grades());
+        assertThat(bound.qualified()).isEqualTo(d.qualified());
+        assertThat(bound.views()).isEqualTo(d.views());
+        assertThat(sdkLike.readValue("[2,null,\"1.50\"]", Aggregate.class)).isEqualTo(new Aggregate(null, 2, new BigDecimal("1.50"), null));
+        assertThatThrownBy(() -> sdkLike.readValue("[2,1.5]", Aggregate.class)).hasMessageContaining("a decimal is not a string");
+    }
+
+    @Test
+    void aDocumentOfTheOlderObjectFormIsReadAndWrittenBackInTheArrayForm() {
+        EntityBucket older = read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":3,\"grades\":{\"g\":{\"sum\":12.50,\"count\":3}},\"qualified\":{},\"spilled\":{}}");
+        assertThat(older.grades().get("g")).isEqualTo(new Aggregate(new BigDecimal("12.50"), 3, null, null));
+        assertThat(EntityBucketJson.tree(older).get("grades").get("g").toString()).isEqualTo("[3,\"12.50\"]");
+    }
+
+    @Test
     void readsFieldsInAnyOrderIgnoresUnknownOnesAndTakesExplicitNullsAsAbsent() {
         EntityBucket d = read("""
                 {"_ts": 1732700000, "spilled": null, "qualified": {"r": {"x|y": {"max": null, "count": 2, "sum": 3.5000, "_x": [1]}}},
@@ -152,6 +188,14 @@ class EntityBucketJsonTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("grades is not an object");
         assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":{\"g\":{\"count\":1,\"sum\":\"x\"}}}"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("sum is not a number");
+        for (String[] bad : new String[][] {
+                {"[]", "grade g is not [count, sum, min, max]"}, {"[1,null,null,null,null]", "grade g is not [count, sum, min, max]"},
+                {"[\"1\"]", "grade g: count is not a whole number"}, {"[1.5]", "grade g: count is not a whole number"},
+                {"[1,2.5]", "grade g: a decimal is not a string"}, {"[1,\"x\"]", "grade g: a decimal is not a number"},
+                {"\"1\"", "grade g is not an array"}}) {
+            assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":{\"g\":" + bad[0] + "}}"))
+                    .as(bad[0]).isInstanceOf(IllegalArgumentException.class).hasMessage(bad[1]);
+        }
         assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"spilled\":{\"r\":\"x\"}}"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("spilled page count is not a whole number");
     }

@@ -16,8 +16,8 @@ final class SinkFixtures {
     static EntityBucket doc(String entity, String id, long ver) {
         String json = """
                 {"pk": "d|%s", "id": "%s", "unit": "hour", "bucket": "2026-11-21T00:00:00Z", "ver": %d, "ttl": 3600,
-                 "updatedAt": "2026-11-21T00:00:00Z", "grades": {"spend": {"sum": %d, "count": %d, "min": 1, "max": %d}},
-                 "qualified": {"spend-per-sku": {"sku|1": {"sum": 1.0000, "count": 1}}}}
+                 "updatedAt": "2026-11-21T00:00:00Z", "grades": {"spend": [%d, "%d", "1", "%d"]},
+                 "qualified": {"spend-per-sku": {"sku|1": [1, "1.0000"]}}}
                 """.formatted(entity, id, ver, ver, ver, ver);
         return EntityBucketJson.read(json.getBytes(StandardCharsets.UTF_8));
     }

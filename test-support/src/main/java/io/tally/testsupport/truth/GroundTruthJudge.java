@@ -41,9 +41,8 @@ import java.util.function.Predicate;
  * unexpected grade buckets are reported, and a container that cannot be read gives a verdict that says so rather
  * than one that counts its buckets as wrong.
  *
- * <p>Decimals are compared by value ({@code 12.3400} equals {@code 12.34}). Cosmos keeps JSON numbers as
- * doubles, so a stored decimal also equals the expected one rounded to the nearest double: beyond ~16
- * significant digits the store cannot tell them apart, and neither can a reader.
+ * <p>Decimals are compared by value ({@code 12.3400} equals {@code 12.34}) and exactly: a stored sum, min or max is
+ * a string holding the decimal (a JSON number would be kept as a double by Cosmos), so no rounding is forgiven.
  *
  * <p>Immutable and thread-safe; options return a new judge. {@link #judge(Collection)} is a pure function
  * of the documents; {@link #judge(CosmosAsyncContainer)} only adds reading them, with retries.
@@ -321,12 +320,13 @@ public final class GroundTruthJudge {
         v.put("grade", grade);
         if (doc.has("unit")) v.set("unit", doc.get("unit"));
         if (doc.has("bucket")) v.set("bucket", doc.get("bucket"));
-        if (aggregate.isObject()) {
-            for (String f : List.of("sum", "count", "min", "max")) {
-                if (aggregate.has(f)) v.set(f, aggregate.get(f));
+        if (aggregate.isArray()) { // [count, sum, min, max], trailing absent ones left out (docs/DESIGN.md)
+            String[] fields = {"count", "sum", "min", "max"};
+            for (int i = 0; i < fields.length && i < aggregate.size(); i++) {
+                if (!aggregate.get(i).isNull()) v.set(fields[i], aggregate.get(i));
             }
         }
-        if (aggregate.has("count")) v.set("ver", aggregate.get("count"));
+        if (v.has("count")) v.set("ver", v.get("count"));
         return v;
     }
 
@@ -362,10 +362,10 @@ public final class GroundTruthJudge {
         text(key, Field.GRADE, want.grade(), have, out);
         text(key, Field.UNIT, want.unit(), have, out);
         text(key, Field.BUCKET, want.bucket(), have, out);
-        number(key, Field.SUM, want.sum(), have, out);
+        decimal(key, Field.SUM, want.sum(), have, out);
         number(key, Field.COUNT, BigDecimal.valueOf(want.count()), have, out);
-        number(key, Field.MIN, want.min(), have, out);
-        number(key, Field.MAX, want.max(), have, out);
+        decimal(key, Field.MIN, want.min(), have, out);
+        decimal(key, Field.MAX, want.max(), have, out);
         number(key, Field.VER, BigDecimal.valueOf(want.ver()), have, out);
     }
 
@@ -388,9 +388,25 @@ public final class GroundTruthJudge {
     }
 
     private static boolean sameNumber(BigDecimal want, JsonNode have) {
-        BigDecimal h = have.decimalValue();
-        if (h.compareTo(want) == 0) return true;
-        return have.isFloatingPointNumber() && h.compareTo(new BigDecimal(Double.toString(want.doubleValue()))) == 0;
+        return have.isIntegralNumber() && have.decimalValue().compareTo(want) == 0;
+    }
+
+    /**
+     * A sum, min or max: stored as a string holding the exact decimal (Cosmos would keep a JSON number as a double), equal
+     * by value ({@code 12.3400} equals {@code 12.34}); {@code want} null: absent.
+     */
+    private static void decimal(String key, Field f, BigDecimal want, JsonNode doc, List<Difference> out) {
+        JsonNode have = doc.get(f.json());
+        boolean ok = want == null ? have == null : have != null && have.isTextual() && sameDecimal(want, have.textValue());
+        if (!ok) out.add(new Difference(key, f, want == null ? "absent" : want.toPlainString(), show(have)));
+    }
+
+    private static boolean sameDecimal(BigDecimal want, String have) {
+        try {
+            return new BigDecimal(have).compareTo(want) == 0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     private static String show(JsonNode v) {
