@@ -24,7 +24,10 @@ function readBody(req, limit = MAX_BODY_BYTES) {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => {
+      req.bodyBytes = size; // what the request carried, for the stats' bytes received
+      resolve(Buffer.concat(chunks));
+    });
     req.on('error', reject);
   });
 }

@@ -39,6 +39,7 @@ function createRequestPipeline({ handlers, faults, stats, loop, log, debug, entr
         throttled: Boolean(outcome.throttled),
         injected: Boolean(outcome.injected),
         dropped: Boolean(outcome.dropped),
+        requestBytes: req.bodyBytes || 0,
       });
       loop.recordRequest(info.kind);
       if (debug) log(`${req.method} ${path} ${info.kind} -> ${outcome.dropped ? 'dropped' : status} ${(outcome.charge || 0).toFixed(2)} RU ${Date.now() - started} ms`);

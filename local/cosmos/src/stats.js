@@ -25,12 +25,14 @@ class Stats {
     this._bulkOperations = 0;
     this._bulkOperationsThrottled = 0;
     this._bulkOperationsWithBody = 0;
+    this._requestBytes = 0;
   }
 
   // One finished request. `throttled` marks a 429 produced by the throughput
   // budget (as opposed to one injected by a fault rule).
-  record({ kind, status, charge = 0, throttled = false, injected = false, dropped = false }) {
+  record({ kind, status, charge = 0, throttled = false, injected = false, dropped = false, requestBytes = 0 }) {
     this._total += 1;
+    this._requestBytes += requestBytes;
     this._byKind[kind] = (this._byKind[kind] || 0) + 1;
     const s = dropped ? 'dropped' : String(status);
     this._byStatus[s] = (this._byStatus[s] || 0) + 1;
@@ -77,6 +79,7 @@ class Stats {
       batchOperations: this._bulkOperations,
       batchOperationsThrottled: this._bulkOperationsThrottled,
       batchOperationsWithBody: this._bulkOperationsWithBody,
+      requestBytes: this._requestBytes,
     };
   }
 }

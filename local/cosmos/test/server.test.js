@@ -82,6 +82,13 @@ test('a bulk write result carries its document unless the request or the operati
   assert.equal((await controlCall('GET', '/stats')).body.batchOperationsWithBody - before, 3);
 });
 
+test('the stats count the bytes of every request body received', async () => {
+  const before = (await controlCall('GET', '/stats')).body.requestBytes;
+  const doc = { id: 'bytes-1', pk: 'y', text: 'ü'.repeat(100) };
+  assert.equal((await call('POST', '/dbs/db/colls/c/docs', doc, pk('y'))).status, 201);
+  assert.equal((await controlCall('GET', '/stats')).body.requestBytes - before, Buffer.byteLength(JSON.stringify(doc)));
+});
+
 test('a conditional patch holds or fails as its condition says, whatever literals it carries', async () => {
   await call('POST', '/dbs/db/colls/c/docs', { id: 'cnd', pk: 'k', ver: 5, name: 'v 12', arr: [3, 4], x1: 2 }, pk('k'));
   const cases = [

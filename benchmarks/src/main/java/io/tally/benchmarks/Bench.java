@@ -44,7 +44,7 @@ public final class Bench {
 
     /** Every benchmark, the end-to-end set first in the order ./tally bench runs and the report shows it. */
     static final List<Benchmark> ALL = List.of(
-            new Benchmark(EndToEndBench.NAME, Kind.SET, "[--quick] [--events=N] [--rules=FILE] [--rule-axis=FILE|none] [--with=KEY=VALUE...]",
+            new Benchmark(EndToEndBench.NAME, Kind.SET, "[--quick] [--events=N] [--rules=FILE] [--rule-axis=FILE[,FILE...]|none] [--with=KEY=VALUE...]",
                     "End to end: throughput, freshness, documents and RU per event, RU budget", EndToEndBench::main),
             new Benchmark(FreshnessCostBench.NAME, Kind.SET, "[--quick] [--rate=N]",
                     "Freshness against cost at 0.25 / 1 / 5 / 30 s", FreshnessCostBench::main),

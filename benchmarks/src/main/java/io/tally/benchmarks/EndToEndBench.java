@@ -43,19 +43,23 @@ import java.util.function.Predicate;
  *       429s, backlog over time, and every bucket compared with loadgen's ground truth at the end;
  *   <li>e. a again on a fresh pipeline in the JVM that ran a to d: the throughput once the JIT has compiled the
  *       hot code, against a's cold start.
- *   <li>f. the rule count: e again under the many-rules file ({@link AggregationBench#MANY_RULES}, 36 rules over 5
- *       entity fields): events/s, CPU by part and CPU µs per event (the JVM and the endpoint apart), documents and RU
- *       per event, the floor of documents per event (the ground truth's distinct entity buckets), and the RU and
- *       latency of a feature-vector read, beside e's, with the ratio between the two rule sets.
+ *   <li>f. the rule count: e again under each rule-axis file (by default {@link AggregationBench#MANY_RULES}, 36 rules
+ *       over 5 entity fields, and {@link RuleAxis#VELOCITY}, 51 rules with minute to month units and pair rules):
+ *       events/s, idle freshness, CPU by part and CPU µs per event and per grade update (the JVM and the endpoint apart),
+ *       bytes, documents and RU per event, the floor of documents per event (the ground truth's distinct entity buckets,
+ *       and the same if coarser documents held finer units), and the RU and latency of a feature-vector read, beside e's,
+ *       with the ratio of each rule set to e's.
  * </ol>
  *
- * <pre>./tally bench end-to-end [--quick] [--events=N] [--rules=FILE] [--rule-axis=FILE|none] [--with=KEY=VALUE...]</pre>
+ * <pre>./tally bench end-to-end [--quick] [--events=N] [--rules=FILE] [--rule-axis=FILE[,FILE...]|none] [--with=KEY=VALUE...]</pre>
  * (--quick: 20,000 events, for a smoke run of a couple of minutes; --rules: the whole run under another rules file
- * (aggregation, reads and ground truth); --rule-axis: scenario f's rules file; --with: an ingest-app setting other
+ * (aggregation, reads and ground truth); --rule-axis: scenario f's rules files, comma-separated; --with: an ingest-app setting other
  * than its default, e.g. --with=sink.window.max-documents=40000, named in the report's command line.)
  */
 public final class EndToEndBench {
     static final String NAME = "end-to-end";
+    /** Scenario f's files: the rule count as an axis of three points with the default rules (36 and 51 rules). */
+    static final List<String> DEFAULT_RULE_AXIS = List.of(AggregationBench.MANY_RULES, RuleAxis.VELOCITY.file());
     private static final int PROBE_PER_SECOND = 20;
     private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
 
@@ -65,7 +69,7 @@ public final class EndToEndBench {
     private final boolean quick;
     private final long events;
     private final String rules;
-    private final String ruleAxis;
+    private final List<String> ruleAxis;
     private final String[] settings;
     private final TestKafka kafka;
     private final String registry;
@@ -73,7 +77,7 @@ public final class EndToEndBench {
     private final BenchResults results;
     private final ExecutorService background = Executors.newCachedThreadPool();
 
-    private EndToEndBench(boolean quick, long events, String rules, String ruleAxis, String[] settings) {
+    private EndToEndBench(boolean quick, long events, String rules, List<String> ruleAxis, String[] settings) {
         this.quick = quick;
         this.events = events;
         this.rules = rules;
@@ -87,7 +91,7 @@ public final class EndToEndBench {
         this.results = new BenchResults(NAME, "End to end: loadgen -> Kafka -> ingest-app -> Cosmos -> read-service",
                 "./tally bench end-to-end" + (quick ? " --quick" : "") + (events != defaultEvents(quick) ? " --events=" + events : "")
                         + (rules != null ? " --rules=" + rules : "")
-                        + (!ruleAxis.equals(AggregationBench.MANY_RULES) ? " --rule-axis=" + ruleAxis : "")
+                        + (!ruleAxis.equals(DEFAULT_RULE_AXIS) ? " --rule-axis=" + (ruleAxis.isEmpty() ? "none" : String.join(",", ruleAxis)) : "")
                         + Arrays.stream(settings).map(s -> " --with=" + s.substring(2)).collect(java.util.stream.Collectors.joining()));
     }
 
@@ -98,8 +102,8 @@ public final class EndToEndBench {
                 .findFirst().orElse(defaultEvents(quick));
         String[] settings = Arrays.stream(args).filter(a -> a.startsWith("--with=")).map(a -> "--" + a.substring(7)).toArray(String[]::new);
         String rules = Arrays.stream(args).filter(a -> a.startsWith("--rules=")).map(a -> a.substring(8)).findFirst().orElse(null);
-        String ruleAxis = Arrays.stream(args).filter(a -> a.startsWith("--rule-axis=")).map(a -> a.substring(12)).findFirst()
-                .orElse(AggregationBench.MANY_RULES);
+        List<String> ruleAxis = Arrays.stream(args).filter(a -> a.startsWith("--rule-axis=")).map(a -> a.substring(12)).findFirst()
+                .map(a -> a.equals("none") ? List.<String>of() : List.of(a.split(","))).orElse(DEFAULT_RULE_AXIS);
         quietLibraries();
         try {
             new EndToEndBench(quick, events, rules, ruleAxis, settings).run();
@@ -130,7 +134,7 @@ public final class EndToEndBench {
             naiveComparison(unlimited);
             ruBudget(unlimited);
             RuleFigures warm = warmThroughput(unlimited);
-            if (!ruleAxis.equals("none")) ruleCount(warm);
+            if (!ruleAxis.isEmpty()) ruleCount(warm);
         } catch (Exception e) {
             // What was measured before the failure is still worth a look; the note says the run is incomplete.
             results.note("This run stopped early: " + e);
@@ -283,7 +287,8 @@ public final class EndToEndBench {
      */
     private record RuleFigures(String rulesFile, int rules, double eventsPerSecond, double cpuMicrosPerEvent, double jvmMicrosPerEvent,
                                double endpointMicrosPerEvent, double documentsPerEvent, double entityBucketsPerEvent,
-                               double entityDaysPerEvent, double ruPerEvent, double featureRu, double featureMs, long differing) {
+                               double entityDaysPerEvent, double entityHoursPerEvent, double ruPerEvent, double bytesPerEvent,
+                               double gradeUpdatesPerEvent, double featureRu, double featureMs, long differing) {
         static RuleFigures of(PipelineRun run, Measured m, double[] feature) {
             double n = m.totals.events();
             double perEvent = m.totals.seconds() * 1e6 / n;
@@ -291,74 +296,115 @@ public final class EndToEndBench {
             double endpoint = cores(m, p -> p.startsWith("local Cosmos endpoint"));
             return new RuleFigures(run.rulesFile == null ? "default rules" : run.rulesFile, run.rules().rules().size(),
                     n / m.totals.seconds(), (jvm + endpoint) * perEvent, jvm * perEvent, endpoint * perEvent, m.totals.documents() / n,
-                    distinct(m.truth, false) / n, distinct(m.truth, true) / n, m.totals.requestUnits() / n, feature[0], feature[1],
-                    m.verdict.couldNotRead() ? -1 : m.verdict.differing());
+                    distinct(m.truth, Nesting.NONE) / n, distinct(m.truth, Nesting.HOURS_IN_DAYS) / n,
+                    distinct(m.truth, Nesting.MINUTES_IN_HOURS) / n, m.totals.requestUnits() / n, m.requestBytes / n,
+                    gradeUpdates(m.truth) / n, feature[0], feature[1], m.verdict.couldNotRead() ? -1 : m.verdict.differing());
         }
 
         private static double cores(Measured m, Predicate<String> part) {
             return m.cpu.stream().filter(p -> part.test(p.name())).mapToDouble(CpuByPart.Part::cores).sum();
         }
 
+        /** Where a fine bucket is counted for the floor: in its own document, or in the coarser one that would hold it. */
+        enum Nesting { NONE, HOURS_IN_DAYS, MINUTES_IN_HOURS }
+
         /**
-         * Distinct {@code pk} × unit × bucket among the ground truth's grade buckets ({@code id = grade|unit|index});
-         * with {@code hoursInDays}, an hour bucket counts as its day's.
+         * Distinct {@code pk} × unit × bucket among the ground truth's grade buckets ({@code id = grade|unit|index}): the
+         * documents a run must write at least once; with a nesting, a fine bucket counts as the coarser one holding it.
          */
-        static long distinct(GroundTruth truth, boolean hoursInDays) {
+        static long distinct(GroundTruth truth, Nesting nesting) {
             Set<String> documents = new HashSet<>();
             truth.buckets().forEach((pk, buckets) -> buckets.keySet().forEach(id -> {
                 BucketId b = BucketId.parse(id);
-                if (hoursInDays && b.unit() == TimeUnit.HOUR) documents.add(pk + "|day|" + Math.floorDiv(b.bucketIndex(), 24));
-                else documents.add(pk + '|' + b.unit().code() + '|' + b.bucketIndex());
+                if (nesting == Nesting.HOURS_IN_DAYS && b.unit() == TimeUnit.HOUR) {
+                    documents.add(pk + "|day|" + Math.floorDiv(b.bucketIndex(), 24));
+                } else if (nesting == Nesting.MINUTES_IN_HOURS && b.unit() == TimeUnit.MINUTE) {
+                    documents.add(pk + "|hour|" + Math.floorDiv(b.bucketIndex(), 60));
+                } else {
+                    documents.add(pk + '|' + b.unit().code() + '|' + b.bucketIndex());
+                }
             }));
             return documents.size();
+        }
+
+        /** Every grade bucket's count summed: how many (event, grade, unit) updates the run applied. */
+        static long gradeUpdates(GroundTruth truth) {
+            long[] sum = {0};
+            truth.buckets().values().forEach(buckets -> buckets.values().forEach(v -> sum[0] += v.count()));
+            return sum[0];
+        }
+
+        double perUpdate(double perEvent) {
+            return perEvent / gradeUpdatesPerEvent;
         }
     }
 
     /**
-     * Scenario f: scenario e's burst again, warm, under the rule-axis file, and both side by side. Warm against warm, so
-     * neither pays more JIT than the other; run a is the cold figure of the default rules.
+     * Scenario f: scenario e's burst again, warm, under each rule-axis file, and all side by side with e. Warm against
+     * warm, so none pays more JIT than another; run a is the cold figure of the default rules.
      */
     private void ruleCount(RuleFigures few) throws Exception {
-        progress("f. rule count: %,d events under %s on a fresh pipeline (warm JVM)", events, ruleAxis);
-        RuleFigures many;
-        try (PipelineRun run = new PipelineRun("f", kafka, registry, cosmos, ruleAxis, settings).start()) {
-            Measured m = measure(run, "f. throughput, warm JVM, " + run.rules().rules().size() + " rules", "unlimited RU, many rules", false);
-            burstFigures("f. throughput, warm JVM, many rules", m);
-            cpuFigures("f. CPU by part, warm JVM, many rules, burst until drained", m);
-            many = RuleFigures.of(run, m, featureReads(run));
+        List<RuleFigures> axis = new ArrayList<>(List.of(few));
+        for (String file : ruleAxis) {
+            progress("f. rule count: %,d events under %s on a fresh pipeline (warm JVM)", events, file);
+            try (PipelineRun run = new PipelineRun("f", kafka, registry, cosmos, file, settings).start()) {
+                int rules = run.rules().rules().size();
+                Measured m = measure(run, "f. throughput, warm JVM, " + rules + " rules", "unlimited RU, " + rules + " rules", false);
+                burstFigures("f. throughput, warm JVM, " + rules + " rules", m);
+                cpuFigures("f. CPU by part, warm JVM, " + rules + " rules, burst until drained", m);
+                m.freshnessFigures(this, rules + " rules");
+                axis.add(RuleFigures.of(run, m, featureReads(run)));
+            }
         }
         String s = "f. rule count";
-        for (RuleFigures r : List.of(few, many)) {
+        for (RuleFigures r : axis) {
             String who = " (" + r.rules + " rules)";
             results.figure(s, "end-to-end throughput" + who, r.eventsPerSecond, "events/s")
+                    .figure(s, "grade updates per event" + who, r.gradeUpdatesPerEvent, "updates/event")
                     .figure(s, "CPU µs per event, this JVM and the Cosmos endpoint" + who, r.cpuMicrosPerEvent, "µs/event")
                     .figure(s, "CPU µs per event, this JVM alone" + who, r.jvmMicrosPerEvent, "µs/event")
                     .figure(s, "CPU µs per event, the Cosmos endpoint alone" + who, r.endpointMicrosPerEvent, "µs/event")
+                    .figure(s, "CPU µs per grade update, this JVM alone" + who, r.perUpdate(r.jvmMicrosPerEvent), "µs/update")
+                    .figure(s, "CPU µs per grade update, the Cosmos endpoint alone" + who, r.perUpdate(r.endpointMicrosPerEvent), "µs/update")
+                    .figure(s, "bytes sent to Cosmos per grade update" + who, r.perUpdate(r.bytesPerEvent), "bytes/update")
+                    .figure(s, "RU per grade update" + who, r.perUpdate(r.ruPerEvent), "RU/update")
                     .figure(s, "documents written per event" + who, r.documentsPerEvent, "docs/event")
                     .figure(s, "distinct entity buckets per event, ground truth (each written once)" + who, r.entityBucketsPerEvent,
                             "docs/event")
-                    .figure(s, "the same if a day document held its hours (not Tally's layout)" + who, r.entityDaysPerEvent, "docs/event")
+                    .figure(s, "documents written against that floor" + who, r.documentsPerEvent / r.entityBucketsPerEvent, "x")
+                    .figure(s, "the floor if a day document held its hours (not Tally's layout)" + who, r.entityDaysPerEvent, "docs/event")
+                    .figure(s, "the floor if an hour document held its minutes (not Tally's layout)" + who, r.entityHoursPerEvent,
+                            "docs/event")
                     .figure(s, "RU per event" + who, r.ruPerEvent, "RU/event")
+                    .figure(s, "bytes sent to Cosmos per event" + who, r.bytesPerEvent, "bytes/event")
                     .figure(s, "RU per feature-vector read" + who, r.featureRu, "RU/request")
                     .figure(s, "feature-vector read latency, mean" + who, r.featureMs, "ms");
         }
-        results.figure(s, "ratio, end-to-end throughput", many.eventsPerSecond / few.eventsPerSecond, "x")
-                .figure(s, "ratio, CPU µs per event", many.cpuMicrosPerEvent / few.cpuMicrosPerEvent, "x")
-                .figure(s, "ratio, CPU µs per event, this JVM alone", many.jvmMicrosPerEvent / few.jvmMicrosPerEvent, "x")
-                .figure(s, "ratio, documents per event", many.documentsPerEvent / few.documentsPerEvent, "x")
-                .figure(s, "ratio, distinct entity buckets per event (ground truth)", many.entityBucketsPerEvent / few.entityBucketsPerEvent, "x")
-                .figure(s, "ratio, the same if a day document held its hours", many.entityDaysPerEvent / few.entityDaysPerEvent, "x")
-                .figure(s, "ratio, RU per event", many.ruPerEvent / few.ruPerEvent, "x");
-        results.note(String.format(Locale.ROOT, "f: scenario e (%s, %d rules) and the same burst under %s (%d rules), both on a warm JVM. "
-                + "Starting point of the rule-count work (one document per grade bucket, ./tally bench end-to-end --quick, cold, one "
-                + "sitting): 4 rules 515 events/s, 2.15 documents and 12.00 RU per event; 36 rules 229 events/s, 14.96 documents and "
-                + "95.63 RU per event; 36/4: 0.44x the throughput, 8.0x the RU. A feature-vector read is %d reads of read-service's "
-                + "GET /v1/features/{pk} for the busiest customers at the run's last hour, RU from the endpoint's request-charge "
-                + "counter (nothing else runs meanwhile).", few.rulesFile, few.rules, many.rulesFile, many.rules, FEATURE_READS));
-        progress("f: %d rules %,.0f events/s %.2f RU/event %.2f docs/event; %d rules %,.0f events/s %.2f RU/event %.2f docs/event; "
-                        + "throughput %.2fx, RU %.2fx", few.rules, few.eventsPerSecond, few.ruPerEvent, few.documentsPerEvent, many.rules,
-                many.eventsPerSecond, many.ruPerEvent, many.documentsPerEvent, many.eventsPerSecond / few.eventsPerSecond,
-                many.ruPerEvent / few.ruPerEvent);
+        for (RuleFigures many : axis.subList(1, axis.size())) {
+            String vs = " (" + many.rules + " / " + few.rules + " rules)";
+            results.figure(s, "ratio, end-to-end throughput" + vs, many.eventsPerSecond / few.eventsPerSecond, "x")
+                    .figure(s, "ratio, CPU µs per event" + vs, many.cpuMicrosPerEvent / few.cpuMicrosPerEvent, "x")
+                    .figure(s, "ratio, CPU µs per event, this JVM alone" + vs, many.jvmMicrosPerEvent / few.jvmMicrosPerEvent, "x")
+                    .figure(s, "ratio, CPU µs per grade update, this JVM alone" + vs,
+                            many.perUpdate(many.jvmMicrosPerEvent) / few.perUpdate(few.jvmMicrosPerEvent), "x")
+                    .figure(s, "ratio, documents per event" + vs, many.documentsPerEvent / few.documentsPerEvent, "x")
+                    .figure(s, "ratio, distinct entity buckets per event (ground truth)" + vs, many.entityBucketsPerEvent / few.entityBucketsPerEvent, "x")
+                    .figure(s, "ratio, RU per event" + vs, many.ruPerEvent / few.ruPerEvent, "x");
+            progress("f: %d rules %,.0f events/s %.2f RU/event %.2f docs/event (floor %.2f); %d rules %,.0f events/s %.2f RU/event "
+                            + "%.2f docs/event (floor %.2f), %.1f grade updates/event, JVM %.1f µs/update; throughput %.2fx, RU %.2fx",
+                    few.rules, few.eventsPerSecond, few.ruPerEvent, few.documentsPerEvent, few.entityBucketsPerEvent, many.rules,
+                    many.eventsPerSecond, many.ruPerEvent, many.documentsPerEvent, many.entityBucketsPerEvent, many.gradeUpdatesPerEvent,
+                    many.perUpdate(many.jvmMicrosPerEvent), many.eventsPerSecond / few.eventsPerSecond, many.ruPerEvent / few.ruPerEvent);
+        }
+        results.note(String.format(Locale.ROOT, "f: scenario e (%s, %d rules) and the same burst under %s, each on a warm JVM. "
+                + "A grade update is one (event, grade, unit) applied: the ground truth's counts summed. Bytes are the request "
+                + "bodies the Cosmos endpoint received during the burst. Starting point of the rule-count work (one document per grade "
+                + "bucket, ./tally bench end-to-end --quick, cold, one sitting): 4 rules 515 events/s, 2.15 documents and 12.00 RU "
+                + "per event; 36 rules 229 events/s, 14.96 documents and 95.63 RU per event. A feature-vector read is %d reads of "
+                + "read-service's GET /v1/features/{pk} for the busiest customers at the run's last hour, RU from the endpoint's "
+                + "request-charge counter (nothing else runs meanwhile).", few.rulesFile, few.rules,
+                String.join(", ", axis.subList(1, axis.size()).stream().map(r -> r.rulesFile + " (" + r.rules + " rules)").toList()),
+                FEATURE_READS));
     }
 
     /**
@@ -399,7 +445,7 @@ public final class EndToEndBench {
     }
 
     private record Measured(PipelineSampler.Totals totals, GroundTruth truth, Verdict verdict, List<FreshnessProbe.Marker> duringBurst,
-                            List<FreshnessProbe.Marker> idle, List<CpuByPart.Part> cpu) {
+                            List<FreshnessProbe.Marker> idle, List<CpuByPart.Part> cpu, long requestBytes) {
         /** Scenario b's figures of this run, after the run's own. */
         void freshnessFigures(EndToEndBench bench, String series) {
             bench.freshnessFigures("b. freshness, " + series + ", during the burst", duringBurst);
@@ -420,9 +466,11 @@ public final class EndToEndBench {
             probe.awaitFirstVisible(Duration.ofMinutes(3));
             long t0 = System.nanoTime();
             CpuByPart cpu = CpuByPart.start(cosmos.pid());
+            long bytesBefore = cosmos.control().stats().requestBytes();
             Future<Loadgen.Summary> producing = background.submit(() -> run.produce(events));
             PipelineSampler.Totals totals = new PipelineSampler(run, results, chart).sampleUntilDrained(producing, DRAIN_TIMEOUT);
             List<CpuByPart.Part> cpuParts = cpu.stop();
+            long requestBytes = cosmos.control().stats().requestBytes() - bytesBefore;
             long drainedAt = System.nanoTime();
             Thread.sleep(quick ? 5_000 : 15_000);
             long idleEnd = System.nanoTime();
@@ -439,7 +487,7 @@ public final class EndToEndBench {
             // Again for up to two minutes while some differ: the last writes may still be landing.
             Verdict verdict = run.judge(truth).awaitEqual(run.container(), Duration.ofSeconds(120), Duration.ofSeconds(2));
             if (!verdict.equal()) results.note(run.name + ": " + verdict.describe(3));
-            return new Measured(totals, truth, verdict, duringBurst, idle, cpuParts);
+            return new Measured(totals, truth, verdict, duringBurst, idle, cpuParts, requestBytes);
         }
     }
 

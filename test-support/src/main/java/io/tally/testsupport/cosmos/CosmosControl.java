@@ -251,6 +251,8 @@ public final class CosmosControl {
         /** Operations inside bulk batches whose result carried the document back. */
         public long batchOperationsWithBody() { return raw.path("batchOperationsWithBody").asLong(); }
         public double requestCharge() { return raw.path("requestCharge").asDouble(); }
+        /** Bytes of every request body the endpoint received. */
+        public long requestBytes() { return raw.path("requestBytes").asLong(); }
         public long count(String kind) { return raw.path("byKind").path(kind).asLong(); }
         public long count(String kind, int status) { return raw.path("byKindStatus").path(kind + ":" + status).asLong(); }
         public long dropped() { return raw.path("dropped").asLong(); }
