@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.DeserializationContext;
@@ -124,6 +125,42 @@ public final class EntityBucketJson {
         // Our own parse, decimals as written: the tree can be written back as it is, unless it is of the older form.
         if (!olderForm(tree)) d.source(tree);
         return d;
+    }
+
+    /** What the sink needs to coalesce a document before it decodes it: its key and {@code ver}. */
+    public record Header(String pk, String id, long ver) {}
+
+    /**
+     * The pk, id and ver of a document's bytes, from one streaming pass over them that builds nothing else: every token
+     * is read, so bytes that are not JSON are refused here, as by {@link #read(byte[])}. The grades are not checked: a
+     * document whose grades are malformed is refused by {@code read} when it is decoded.
+     *
+     * @throws IllegalArgumentException when the bytes are not JSON, or have no pk, id or whole ver; the message says why
+     */
+    public static Header header(byte[] bytes) {
+        String pk = null, id = null;
+        Long ver = null;
+        try (JsonParser p = FACTORY.createParser(bytes)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) throw new IllegalArgumentException("not a JSON object");
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken t = p.nextToken();
+                switch (field) {
+                    case "pk" -> pk = t == JsonToken.VALUE_NULL ? null : p.getValueAsString();
+                    case "id" -> id = t == JsonToken.VALUE_NULL ? null : p.getValueAsString();
+                    case "ver" -> ver = t == JsonToken.VALUE_NUMBER_INT
+                            && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER ? p.getLongValue() : null;
+                    default -> p.skipChildren();
+                }
+            }
+            if (p.nextToken() != null) throw new IllegalArgumentException("more than one JSON value");
+        } catch (IOException e) {
+            String m = e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+            throw new IllegalArgumentException(m == null ? "not an entity bucket" : m, e);
+        }
+        if (pk == null || id == null) throw new IllegalArgumentException("no pk or id");
+        if (ver == null) throw new IllegalArgumentException("no whole ver");
+        return new Header(pk, id, ver);
     }
 
     /** A document from its JSON tree (as the Cosmos SDK returns it). */

@@ -118,9 +118,29 @@ public final class BucketSink implements Runnable, AutoCloseable {
     private Duration pollTimeout() {
         if (paused) return Duration.ofMillis(Math.min(50, settings.pollTimeout().toMillis()));
         if (coalescer.isEmpty()) return settings.pollTimeout();
-        long left = settings.flushWindow().toMillis() - Duration.ofNanos(coalescer.ageNanos()).toMillis();
+        long left = Duration.ofNanos(windowNanos() - coalescer.ageNanos()).toMillis();
         return Duration.ofMillis(Math.max(0, Math.min(left, settings.pollTimeout().toMillis())));
     }
+
+    /**
+     * How long the open window may stay open: the flush window while the pipeline keeps up; in a backlog, a quarter of
+     * how far behind its freshest update was, up to {@code sink.backlog.max-window.ms}. Draining a backlog nobody waits
+     * on each second, and the longer a window, the fewer times a busy document is written again: an update already 20 s
+     * behind waits at most 5 s more, one that is fresh no longer than the freshness target allows.
+     */
+    private long windowNanos() {
+        return windowNanos(settings.flushWindow(), settings.backlogMaxWindow(), coalescer.behindMillis());
+    }
+
+    static long windowNanos(Duration flushWindow, Duration backlogMaxWindow, long behindMillis) {
+        long flush = flushWindow.toNanos();
+        if (backlogMaxWindow.compareTo(flushWindow) <= 0 || behindMillis == Long.MAX_VALUE) return flush;
+        long share = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(behindMillis) / BACKLOG_SHARE;
+        return Math.max(flush, Math.min(backlogMaxWindow.toNanos(), share));
+    }
+
+    /** The window a backlog gets is this fraction of how far behind the pipeline is (see {@link #windowNanos()}). */
+    static final int BACKLOG_SHARE = 4;
 
     private boolean canHandOver() {
         return writer.inFlightDocuments() == 0
@@ -131,7 +151,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
     private void handOver() {
         if (coalescer.isEmpty() || writer.stalled()) return;
         boolean due = coalescer.documents() >= settings.windowMaxDocuments()
-                || coalescer.ageNanos() >= settings.flushWindow().toNanos();
+                || coalescer.ageNanos() >= windowNanos();
         if (due && canHandOver()) handOverNow();
     }
 

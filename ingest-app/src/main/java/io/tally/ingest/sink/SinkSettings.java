@@ -23,7 +23,7 @@ import java.util.List;
  * @param pacingMinRate       RU/s the pacer never slows below
  */
 public record SinkSettings(String groupId, Duration pollTimeout,
-                           int windowMaxDocuments, Duration flushWindow, int maxInFlightDocuments, Duration commitInterval,
+                           int windowMaxDocuments, Duration flushWindow, Duration backlogMaxWindow, int maxInFlightDocuments, Duration commitInterval,
                            Duration revokeDrainTimeout, int chunkSize, int microBatchSize, int microBatchConcurrency,
                            int concurrencyInitial, int concurrencyMin, int concurrencyMax, int targetRate,
                            int retryMaxAttempts, Duration retryInitialBackoff, Duration retryMaxBackoff, Duration retryMaxElapsed,
@@ -42,6 +42,13 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     public static final Setting<Duration> FLUSH_WINDOW = Setting.millis("sink.flush-window.ms", 0,
             "A window is written at the latest this long after its first update arrived (the sink's added latency when idle); "
                     + "each bucket is written at most once per window. 0 (default): two fifths of ingest.freshness-target.ms.");
+    public static final Setting<Duration> BACKLOG_WINDOW = Setting.millis("sink.backlog.max-window.ms", 10_000,
+            "Longest a window stays open while the pipeline is behind: then a window stays open for a quarter of how far behind "
+                    + "its freshest update was when read (its record timestamp: when the event it counts was produced), at least "
+                    + "the flush window and at most this. Draining a backlog (a burst, a replay, catching up after an outage) then "
+                    + "writes each busy document a few times instead of once per flush window; while the pipeline keeps up nothing "
+                    + "changes. Producers that stamp records with old event times make the sink see a backlog: lower this for them. "
+                    + "0 = the flush window always.");
     public static final Setting<Integer> MAX_IN_FLIGHT = Setting.integer("sink.max-in-flight-documents", 20_000,
             "Documents handed to Cosmos and not yet durable. At the cap the consumer pauses its partitions (backpressure): "
                     + "memory is bounded by this, not by the backlog (measured ~5 KB of heap per in-flight document, most of it "
@@ -107,7 +114,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
             "RU/s the pacer never slows below (see sink.pacing.enabled): a 429 that is not about the budget (injected, "
                     + "another client's burst) cannot stop the sink; from here the rate grows back by a quarter per second.").atLeast(1);
 
-    public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_DOCUMENTS, FLUSH_WINDOW,
+    public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_DOCUMENTS, FLUSH_WINDOW, BACKLOG_WINDOW,
             MAX_IN_FLIGHT, COMMIT_INTERVAL, REVOKE_DRAIN, CHUNK_SIZE, MICRO_BATCH, MICRO_BATCH_CONCURRENCY, CONCURRENCY_INITIAL,
             CONCURRENCY_MIN, CONCURRENCY_MAX, TARGET_RATE, RETRY_ATTEMPTS, RETRY_INITIAL, RETRY_MAX, RETRY_ELAPSED, RU_BUDGET,
             SDK_THROTTLE_RETRIES, METRICS_PORT, FLEET_BUDGET,
@@ -151,7 +158,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     public static SinkSettings from(Config c, FreshnessTarget freshness) {
         Duration window = c.get(FLUSH_WINDOW).isZero() ? freshness.flushWindow() : c.get(FLUSH_WINDOW);
         return new SinkSettings(c.get(GROUP_ID), c.get(POLL_TIMEOUT), c.get(WINDOW_DOCUMENTS),
-                window, c.get(MAX_IN_FLIGHT), c.get(COMMIT_INTERVAL), c.get(REVOKE_DRAIN), c.get(CHUNK_SIZE),
+                window, c.get(BACKLOG_WINDOW), c.get(MAX_IN_FLIGHT), c.get(COMMIT_INTERVAL), c.get(REVOKE_DRAIN), c.get(CHUNK_SIZE),
                 c.get(MICRO_BATCH), c.get(MICRO_BATCH_CONCURRENCY), c.get(CONCURRENCY_INITIAL), c.get(CONCURRENCY_MIN),
                 c.get(CONCURRENCY_MAX), c.get(TARGET_RATE), c.get(RETRY_ATTEMPTS), c.get(RETRY_INITIAL), c.get(RETRY_MAX), c.get(RETRY_ELAPSED),
                 c.get(RU_BUDGET), c.get(SDK_THROTTLE_RETRIES), c.get(METRICS_PORT),

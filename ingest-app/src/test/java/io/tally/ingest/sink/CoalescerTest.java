@@ -58,6 +58,45 @@ class CoalescerTest {
     }
 
     @Test
+    void onlyTheUpdateThatWinsIsDecodedAndOneThatCannotBeIsPoisonWhenTheWindowCloses() {
+        List<String> decoded = new java.util.ArrayList<>();
+        Coalescer c = new Coalescer(bytes -> {
+            decoded.add(new String(bytes, StandardCharsets.UTF_8));
+            return EntityBucketJson.read(bytes);
+        });
+        for (int ver = 1; ver <= 50; ver++) c.add(record("t", 0, ver, doc("a", "x", ver)));
+        String badGrades = "{\"pk\":\"d|b\",\"id\":\"y\",\"ver\":3,\"grades\":{\"g\":[\"many\"]}}";
+        c.add(new ConsumerRecord<>("t", 0, 51, "d|b|y", badGrades.getBytes(StandardCharsets.UTF_8)));
+        assertThat(decoded).as("nothing is decoded while the window is open").isEmpty();
+        assertThat(c.documents()).isEqualTo(2);
+
+        Coalescer.Window w = c.drain();
+        assertThat(decoded).as("one decode per bucket, of its newest update").hasSize(2);
+        assertThat(w.writes()).filteredOn(b -> b.poison == null).singleElement()
+                .satisfies(b -> assertThat(b.ver()).isEqualTo(50)).satisfies(b -> assertThat(b.coalesced()).isEqualTo(50));
+        assertThat(w.writes()).filteredOn(b -> b.poison != null).singleElement()
+                .satisfies(b -> assertThat(b.poison).isEqualTo("grade g: count is not a whole number"))
+                .satisfies(b -> assertThat(b.offset).isEqualTo(51));
+    }
+
+    @Test
+    void aWindowKnowsHowFarBehindItsFreshestUpdateWasWhenRead() {
+        Coalescer c = new Coalescer(EntityBucketJson::read);
+        assertThat(c.behindMillis()).isEqualTo(Long.MAX_VALUE);
+        long now = System.currentTimeMillis();
+        c.add(timestamped(record("t", 0, 1, doc("a", "x", 1)), now - 60_000));
+        c.add(timestamped(record("t", 0, 2, doc("a", "y", 1)), now - 20_000));
+        assertThat(c.behindMillis()).isBetween(20_000L, 21_000L);
+        c.drain();
+        assertThat(c.behindMillis()).as("a new window starts afresh").isEqualTo(Long.MAX_VALUE);
+    }
+
+    private static ConsumerRecord<String, byte[]> timestamped(ConsumerRecord<String, byte[]> r, long timestamp) {
+        return new ConsumerRecord<>(r.topic(), r.partition(), r.offset(), timestamp, org.apache.kafka.common.record.TimestampType.CREATE_TIME,
+                0, 0, r.key(), r.value(), r.headers(), java.util.Optional.empty());
+    }
+
+    @Test
     void droppingARevokedPartitionForgetsItsUnsentUpdates() {
         Coalescer c = new Coalescer(EntityBucketJson::read);
         c.add(record("t", 0, 1, doc("a", "x", 1)));

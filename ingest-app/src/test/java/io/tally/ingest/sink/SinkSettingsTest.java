@@ -42,4 +42,20 @@ class SinkSettingsTest {
                 "--sink.concurrency.initial=50"}, Map.of())))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).hasSize(3));
     }
+
+    @Test
+    void aWindowStaysOpenForAQuarterOfTheBacklogBetweenTheFlushWindowAndItsBound() {
+        Duration flush = Duration.ofMillis(400), max = Duration.ofSeconds(10);
+        Object[][] cases = {
+                {Long.MAX_VALUE, flush},             // nothing timestamped: the flush window
+                {0L, flush}, {800L, flush},          // keeping up
+                {1_600L, flush},                     // a quarter is the flush window itself
+                {20_000L, Duration.ofSeconds(5)},    // 20 s behind: 5 s more at most
+                {600_000L, max}};                    // far behind: the bound
+        for (Object[] c : cases) {
+            assertThat(BucketSink.windowNanos(flush, max, (Long) c[0])).as("behind %s ms", c[0]).isEqualTo(((Duration) c[1]).toNanos());
+        }
+        assertThat(BucketSink.windowNanos(flush, Duration.ZERO, 600_000L)).as("0 turns it off").isEqualTo(flush.toNanos());
+        assertThat(SinkSettings.defaults().backlogMaxWindow()).isEqualTo(Duration.ofSeconds(10));
+    }
 }
