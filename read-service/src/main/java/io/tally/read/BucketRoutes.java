@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.tally.model.Aggregate;
 import io.tally.model.BucketDocument;
 import io.tally.model.EntityBucket;
@@ -38,8 +37,10 @@ import reactor.netty.http.server.HttpServerRoutes;
  * <p>A grade's bucket is answered while the grade's own rule retains it ({@link GradeRetention}), whatever the ttl of
  * the entity bucket that holds it (the longest retention of its grades).
  *
- * <p>{pk} and {id} are URL-encoded path segments ({@code demo-shop%7Ccust-1}). Errors are RFC 9457
- * problem documents ({@code application/problem+json}); see {@link Problem} for the status of each failure.
+ * <p>{pk} and {id} are percent-encoded path segments ({@code demo-shop%7Ccust-1}), matched still encoded and
+ * decoded afterwards ({@link PercentDecoder}), so an encoded {@code /} in a qualifier value or entity key stays inside
+ * its segment. Errors are RFC 9457 problem documents ({@code application/problem+json}); see {@link Problem} for the
+ * status of each failure.
  *
  * <ul>
  *   <li>{@code GET /v1/buckets/{pk}/{id}} — one bucket by point read: 200 document, 400, 404.</li>
@@ -130,7 +131,7 @@ final class BucketRoutes {
     }
 
     private Mono<Answer> range(HttpServerRequest req) {
-        Requests.RangePage p = requests.rangePage(req.param("pk"), new QueryStringDecoder(req.uri()));
+        Requests.RangePage p = requests.rangePage(req.param("pk"), req.uri());
         Requests.Range r = p.range();
         return timed("range", store.rangePage(r, p.limit(), p.continuation()))
                 .map(page -> {
@@ -144,7 +145,7 @@ final class BucketRoutes {
     }
 
     private Mono<Answer> rollup(HttpServerRequest req) {
-        Requests.Range r = requests.rollup(req.param("pk"), new QueryStringDecoder(req.uri()));
+        Requests.Range r = requests.rollup(req.param("pk"), req.uri());
         return timed("rollup", store.range(r)).map(docs -> {
             Instant now = clock.instant();
             return Answer.json(200, rollupBody(r, docs.stream().filter(d -> !retention.expired(d, now)).toList()));
@@ -158,7 +159,7 @@ final class BucketRoutes {
      * one qualifier value finds them.
      */
     private Mono<Answer> features(HttpServerRequest req) {
-        Requests.Features f = requests.features(req.param("pk"), new QueryStringDecoder(req.uri()));
+        Requests.Features f = requests.features(req.param("pk"), req.uri());
         int max = limits.maxFeatureBuckets();
         return timed("features", Flux.fromIterable(grades.units())
                 .flatMap(u -> store.entityBucket(f.pk(), u, u.bucketIndex(f.at())))
