@@ -1,8 +1,10 @@
 package io.tally.read;
 
 import com.azure.cosmos.CosmosException;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tally.model.Aggregate;
@@ -63,7 +65,14 @@ import reactor.netty.http.server.HttpServerRoutes;
 final class BucketRoutes {
     static final String JSON_TYPE = "application/json";
     static final String PROBLEM_TYPE = "application/problem+json";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * Decimals are written in plain notation with the scale they have (50.00, never 5E+1): exponent notation is valid
+     * JSON, but a client reading amounts as text or decimals should get an amount back as it reads in a ledger. Turning
+     * a document into a tree strips trailing zeros by default, which is what made 5E+1 out of 50.00.
+     */
+    static final ObjectMapper JSON = new ObjectMapper()
+            .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
+            .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
 
     private final BucketStore store;
     private final Requests requests;

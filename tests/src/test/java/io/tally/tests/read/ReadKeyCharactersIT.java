@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * read, range, roll-up and feature vector, with requests percent-encoded as RFC 3986 says (URIs built from encoded
  * parts, plus raw request lines for what a client library would normalise). Every value sits next to the values a
  * wrong decoding would turn it into ({@code a+b} and {@code a b}, {@code %2F} and {@code /}, {@code sku-x/y~1.z} and
- * {@code sku-x}), each with a sum of its own, so an answer for the wrong key cannot pass.
+ * {@code sku-x}), each with a sum of its own, so an answer for the wrong key cannot pass. Also: every decimal in every
+ * answer is in plain notation.
  */
 @ExtendWith(LocalStackExtension.class)
 class ReadKeyCharactersIT {
@@ -42,6 +44,7 @@ class ReadKeyCharactersIT {
     static final String SHARED_PK = "ch|shared";
     /** The entity whose qualified rule spilled (more than 64 values in one bucket): its values live in spill pages. */
     static final String SPILLED_PK = "ch|spilled";
+    static final Pattern EXPONENT = Pattern.compile("\\d[eE][+-]?\\d");
 
     static ReadServiceFixture f;
     static long dayNow;
@@ -76,6 +79,9 @@ class ReadKeyCharactersIT {
             docs.add(bucket("ch", v, grade, TimeUnit.DAY, dayNow, s, 1, null, null));
         }
         for (int i = 0; i < 60; i++) docs.add(bucket("ch", "spilled", QUALIFIED + ":filler-" + i, TimeUnit.DAY, dayNow, "1", 1, null, null));
+        // Values whose shortest BigDecimal form is an exponent once the store has turned them into doubles.
+        docs.add(bucket("ch", "decimals", PLAIN, TimeUnit.DAY, dayNow, "50.00", 3, "0.0000001", "1E+21"));
+        docs.add(bucket("ch", "decimals", PLAIN, TimeUnit.DAY, dayNow - 1, "120", 1, "0.5", "700"));
         f.write(docs);
     }
 
@@ -180,6 +186,25 @@ class ReadKeyCharactersIT {
         var notUtf8 = raw.send(line("/v1/features/ch%7C%C3%28"));
         assertThat(notUtf8.status()).as(notUtf8.text()).isEqualTo(400);
         assertThat(notUtf8.text()).contains("percent-encoded UTF-8");
+    }
+
+    @Test
+    void everyAnswerWritesDecimalsInPlainNotation() {
+        String pk = enc("ch|decimals");
+        var point = get("/v1/buckets/" + pk + "/" + enc(PLAIN + "|day|" + dayNow));
+        var range = get("/v1/buckets/" + pk + "?grade=" + PLAIN + "&unit=day&from=" + TimeUnit.DAY.bucketStart(dayNow - 1));
+        var rollup = get("/v1/rollups/" + pk + "?grade=" + PLAIN + "&unit=day&last=2");
+        var features = get("/v1/features/" + pk);
+        for (ReadServiceFixture.Answer a : List.of(point, range, rollup, features)) {
+            assertThat(a.status()).as(a.body()).isEqualTo(200);
+            assertThat(EXPONENT.matcher(a.body()).find()).as("exponent notation in %s", a.body()).isFalse();
+        }
+        assertThat(point.body()).contains("\"min\":0.0000001", "\"max\":1000000000000000000000");
+        assertThat(point.json().get("sum").decimalValue()).isEqualByComparingTo("50");
+        assertThat(range.body()).contains("\"min\":0.0000001", "\"max\":1000000000000000000000");
+        assertThat(rollup.body()).contains("\"min\":0.0000001", "\"max\":1000000000000000000000");
+        assertThat(rollup.json().get("sum").decimalValue()).isEqualByComparingTo("170");
+        assertThat(features.body()).contains("\"min\":0.0000001", "\"max\":1000000000000000000000");
     }
 
     // --- requests ---
