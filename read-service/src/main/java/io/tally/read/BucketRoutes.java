@@ -1,11 +1,12 @@
 package io.tally.read;
 
 import com.azure.cosmos.CosmosException;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.tally.model.Aggregate;
 import io.tally.model.BucketDocument;
 import io.tally.model.EntityBucket;
@@ -38,8 +39,10 @@ import reactor.netty.http.server.HttpServerRoutes;
  * <p>A grade's bucket is answered while the grade's own rule retains it ({@link GradeRetention}), whatever the ttl of
  * the entity bucket that holds it (the longest retention of its grades).
  *
- * <p>{pk} and {id} are URL-encoded path segments ({@code demo-shop%7Ccust-1}). Errors are RFC 9457
- * problem documents ({@code application/problem+json}); see {@link Problem} for the status of each failure.
+ * <p>{pk} and {id} are percent-encoded path segments ({@code demo-shop%7Ccust-1}), matched still encoded and
+ * decoded afterwards ({@link PercentDecoder}), so an encoded {@code /} in a qualifier value or entity key stays inside
+ * its segment. Errors are RFC 9457 problem documents ({@code application/problem+json}); see {@link Problem} for the
+ * status of each failure.
  *
  * <ul>
  *   <li>{@code GET /v1/buckets/{pk}/{id}} — one bucket by point read: 200 document, 400, 404.</li>
@@ -62,7 +65,14 @@ import reactor.netty.http.server.HttpServerRoutes;
 final class BucketRoutes {
     static final String JSON_TYPE = "application/json";
     static final String PROBLEM_TYPE = "application/problem+json";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * Decimals are written in plain notation with the scale they have (50.00, never 5E+1): exponent notation is valid
+     * JSON, but a client reading amounts as text or decimals should get an amount back as it reads in a ledger. Turning
+     * a document into a tree strips trailing zeros by default, which is what made 5E+1 out of 50.00.
+     */
+    static final ObjectMapper JSON = new ObjectMapper()
+            .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
+            .configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
 
     private final BucketStore store;
     private final Requests requests;
@@ -130,7 +140,7 @@ final class BucketRoutes {
     }
 
     private Mono<Answer> range(HttpServerRequest req) {
-        Requests.RangePage p = requests.rangePage(req.param("pk"), new QueryStringDecoder(req.uri()));
+        Requests.RangePage p = requests.rangePage(req.param("pk"), req.uri());
         Requests.Range r = p.range();
         return timed("range", store.rangePage(r, p.limit(), p.continuation()))
                 .map(page -> {
@@ -144,7 +154,7 @@ final class BucketRoutes {
     }
 
     private Mono<Answer> rollup(HttpServerRequest req) {
-        Requests.Range r = requests.rollup(req.param("pk"), new QueryStringDecoder(req.uri()));
+        Requests.Range r = requests.rollup(req.param("pk"), req.uri());
         return timed("rollup", store.range(r)).map(docs -> {
             Instant now = clock.instant();
             return Answer.json(200, rollupBody(r, docs.stream().filter(d -> !retention.expired(d, now)).toList()));
@@ -158,7 +168,7 @@ final class BucketRoutes {
      * one qualifier value finds them.
      */
     private Mono<Answer> features(HttpServerRequest req) {
-        Requests.Features f = requests.features(req.param("pk"), new QueryStringDecoder(req.uri()));
+        Requests.Features f = requests.features(req.param("pk"), req.uri());
         int max = limits.maxFeatureBuckets();
         return timed("features", Flux.fromIterable(grades.units())
                 .flatMap(u -> store.entityBucket(f.pk(), u, u.bucketIndex(f.at())))

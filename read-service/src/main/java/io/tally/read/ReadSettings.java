@@ -39,9 +39,11 @@ public record ReadSettings(String host, int port, CosmosSettings cosmos, String 
     public static final Setting<Integer> MAX_RANGE_BUCKETS = Setting.integer("read.max-range-buckets", 1000,
             "Most buckets one range query or roll-up may span (e.g. 1000 = 41 days of hours); a wider range is 400.")
             .atLeast(1);
-    public static final Setting<Integer> MAX_KEY_LENGTH = Setting.integer("read.max-key-length", 256,
-            "Longest partition key, document id, grade or qualifier (characters) accepted in a request; longer is 400.")
-            .atLeast(8);
+    public static final Setting<Integer> MAX_KEY_LENGTH = Setting.integer("read.max-key-length", 1801,
+            "Longest partition key, bucket id, grade or qualifier accepted in a request, in UTF-8 bytes; longer is 400. "
+            + "The default serves every key ingest-app stores (a domain, entity key or qualifier value of at most 900 bytes "
+            + "each: a pk of 900 + 1 + 900); at most 2048, Cosmos' limit for a partition key.")
+            .atLeast(8).validate(v -> v <= 2048, "must be from 8 to 2048");
     public static final Setting<Integer> MAX_FEATURE_BUCKETS = Setting.integer("read.features.max-buckets", 2000,
             "Most buckets the feature-vector endpoint returns for one entity (qualifier grades such as per-SKU spend "
                     + "can hold many); beyond it the answer is marked truncated.").atLeast(1);

@@ -3,13 +3,11 @@ package io.tally.read;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.tally.model.BucketId;
 import io.tally.model.GradeId;
 import io.tally.model.TimeUnit;
 import io.tally.rules.GradeRule;
 import io.tally.rules.GradeRules;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -32,8 +30,6 @@ import java.util.regex.Pattern;
 final class Requests {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern CONTROL = Pattern.compile("\\p{Cntrl}");
-    /** Characters Cosmos does not accept in ids. */
-    private static final Pattern BAD_ID_CHARS = Pattern.compile("[/\\\\?#]");
     private static final int MAX_TOKEN_LENGTH = 4096;
 
     private final ReadSettings.Api limits;
@@ -65,11 +61,15 @@ final class Requests {
     /** The current bucket of every grade and unit of one entity, at {@code at}. */
     record Features(String pk, Instant at) {}
 
+    /**
+     * The id is the API's per-grade id, not a Cosmos id: its grade may hold any character of a qualifier value
+     * ({@code /}, {@code |}, {@code :} included), and only the entity bucket's id ({@code unit|bucketIndex}, from the
+     * right end) reaches Cosmos, so no character needs refusing beyond the limits of {@link #checkKey}.
+     */
     Point point(String rawPk, String rawId) {
         String pk = partitionKey(rawPk);
         String id = decode("id", rawId);
         checkKey("id", id);
-        if (BAD_ID_CHARS.matcher(id).find()) throw Problem.badRequest("id must not contain / \\ ? or #");
         try {
             BucketId.parse(id);
         } catch (IllegalArgumentException e) {
@@ -79,8 +79,8 @@ final class Requests {
     }
 
     /** {@code GET /v1/buckets/{pk}?grade&unit&from&to[&qualifier][&limit][&continuation]}. */
-    RangePage rangePage(String rawPk, QueryStringDecoder query) {
-        Map<String, List<String>> p = parameters(query);
+    RangePage rangePage(String rawPk, String target) {
+        Map<String, List<String>> p = parameters(target);
         allowOnly(p, Set.of("grade", "qualifier", "unit", "from", "to", "limit", "continuation"));
         Range range = range(rawPk, p, false);
         int limit = optional(p, "limit").map(v -> intIn("limit", v, 1, limits.maxRangeBuckets())).orElse(limits.maxRangeBuckets());
@@ -89,15 +89,15 @@ final class Requests {
     }
 
     /** {@code GET /v1/rollups/{pk}?grade&unit&(last | from[&to])[&qualifier]}. */
-    Range rollup(String rawPk, QueryStringDecoder query) {
-        Map<String, List<String>> p = parameters(query);
+    Range rollup(String rawPk, String target) {
+        Map<String, List<String>> p = parameters(target);
         allowOnly(p, Set.of("grade", "qualifier", "unit", "from", "to", "last"));
         return range(rawPk, p, true);
     }
 
     /** {@code GET /v1/features/{pk}[?at]}. */
-    Features features(String rawPk, QueryStringDecoder query) {
-        Map<String, List<String>> p = parameters(query);
+    Features features(String rawPk, String target) {
+        Map<String, List<String>> p = parameters(target);
         allowOnly(p, Set.of("at"));
         String pk = partitionKey(rawPk);
         Instant at = optional(p, "at").map(v -> instant("at", v)).orElseGet(clock::instant);
@@ -120,11 +120,10 @@ final class Requests {
             throw Problem.badRequest("grade " + name + " is kept per qualifier value: add qualifier=<value> (e.g. a SKU)");
         }
         if (!grade.qualified() && qualifier.isPresent()) throw Problem.badRequest("grade " + name + " has no qualifier");
+        // A qualifier value is event data: it reaches Cosmos only as a query parameter or a JSON property name.
         qualifier.ifPresent(q -> {
             checkKey("qualifier", q);
-            if (q.isEmpty() || q.indexOf('|') >= 0 || BAD_ID_CHARS.matcher(q).find()) {
-                throw Problem.badRequest("qualifier must be non-empty and must not contain | / \\ ? or #");
-            }
+            if (q.isEmpty()) throw Problem.badRequest("qualifier must not be empty");
         });
         TimeUnit unit = unit(required(p, "unit"));
         if (!grade.units().contains(unit)) {
@@ -203,19 +202,33 @@ final class Requests {
         return pk;
     }
 
+    /** Length is in UTF-8 bytes, as ingest-app bounds the keys it stores and Cosmos bounds a partition key. */
     private void checkKey(String name, String value) {
-        if (value.length() > limits.maxKeyLength()) {
-            throw Problem.badRequest(name + " is longer than " + limits.maxKeyLength() + " characters");
+        if (utf8Length(value) > limits.maxKeyLength()) {
+            throw Problem.badRequest(name + " is longer than " + limits.maxKeyLength() + " bytes (UTF-8)");
         }
         if (CONTROL.matcher(value).find()) throw Problem.badRequest(name + " must not contain control characters");
     }
 
+    private static int utf8Length(String s) {
+        int bytes = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) bytes += 1;
+            else if (c < 0x800) bytes += 2;
+            else if (Character.isHighSurrogate(c)) { bytes += 4; i++; } // decoded input holds no lone surrogates
+            else bytes += 3;
+        }
+        return bytes;
+    }
+
+    /** A path variable as Reactor Netty hands it out: the raw segment, decoded only now (RFC 3986, {@code +} is a plus). */
     private static String decode(String name, String raw) {
         if (raw == null || raw.isEmpty()) throw Problem.badRequest(name + " is required");
         try {
-            return URLDecoder.decode(raw, StandardCharsets.UTF_8);
+            return PercentDecoder.pathSegment(raw);
         } catch (IllegalArgumentException e) {
-            throw Problem.badRequest(name + " is not correctly URL-encoded");
+            throw Problem.badRequest(name + " is not correctly URL-encoded (percent-encoded UTF-8)");
         }
     }
 
@@ -245,12 +258,15 @@ final class Requests {
         throw Problem.badRequest(name + " must be a whole number from " + min + " to " + max);
     }
 
-    /** The decoded query parameters; a malformed escape ({@code %zz}, a lone {@code %}) is the client's error, not ours. */
-    private static Map<String, List<String>> parameters(QueryStringDecoder query) {
+    /**
+     * The decoded query parameters of the request target; a malformed escape ({@code %zz}, a lone {@code %}) or bytes
+     * that are not UTF-8 are the client's error, not ours.
+     */
+    private static Map<String, List<String>> parameters(String target) {
         try {
-            return query.parameters();
+            return PercentDecoder.query(target);
         } catch (IllegalArgumentException e) {
-            throw Problem.badRequest("the query string is not correctly URL-encoded");
+            throw Problem.badRequest("the query string is not correctly URL-encoded (percent-encoded UTF-8)");
         }
     }
 

@@ -1,9 +1,11 @@
 package io.tally.read;
 
+import static io.tally.read.PercentDecoderTest.enc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.netty.handler.codec.http.QueryStringDecoder;
+import io.tally.model.BucketId;
+import io.tally.model.GradeId;
 import io.tally.model.TimeUnit;
 import io.tally.rules.GradeRules;
 import java.time.Clock;
@@ -12,6 +14,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class RequestsTest {
     static final Instant NOW = Instant.parse("2026-11-21T10:30:00Z");
@@ -19,8 +23,8 @@ class RequestsTest {
     final Requests requests = new Requests(new ReadSettings.Api(Duration.ofSeconds(1), 100, 64, 50, 10), GRADES,
             Clock.fixed(NOW, ZoneOffset.UTC));
 
-    static QueryStringDecoder q(String query) {
-        return new QueryStringDecoder("/x?" + query);
+    static String q(String query) {
+        return "/x?" + query;
     }
 
     @Test
@@ -82,7 +86,6 @@ class RequestsTest {
         assertBad(() -> requests.point("d%7Ce", "spend%7Chour%7C4x2"), "whole bucket index");
         assertBad(() -> requests.point("d%7Ce", "spend%7Cweek%7C1"), "unknown unit in id");
         assertBad(() -> requests.point("d%7Ce", "hour%7C1"), "id must look like {grade}|{unit}|{bucketIndex}");
-        assertBad(() -> requests.point("d%7Ce", "spend%2Fx%7Chour%7C1"), "must not contain");
         assertBad(() -> requests.point("d%7Ce", "spend%ZZ"), "URL-encoded");
         assertBad(() -> requests.point("%7Ce", "spend%7Chour%7C1"), "pk must look like");
         assertBad(() -> requests.point("d%7C", "spend%7Chour%7C1"), "pk must look like");
@@ -91,6 +94,40 @@ class RequestsTest {
         assertBad(() -> requests.rollup("d%7Ce", q("grade=spend-per-customer&unit=hour&last=%2")), "query string is not correctly URL-encoded");
         assertBad(() -> requests.rangePage("d%7Ce", q("grade=%zz")), "query string is not correctly URL-encoded");
         assertBad(() -> requests.features("d%7Ce", q("at=%")), "query string is not correctly URL-encoded");
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.tally.read.PercentDecoderTest#awkward")
+    void anyQualifierValueAndEntityKeyIsAccepted(String value) {
+        String pk = "d|e-" + value;
+        String grade = "spend-per-customer-sku:" + value;
+        Requests.Point p = requests.point(enc(pk), enc(grade + "|day|42"));
+        assertThat(p).isEqualTo(new Requests.Point(pk, grade + "|day|42"));
+        // Parsed from the right: unit and index never hold a bar, the grade may.
+        assertThat(BucketId.parse(p.id())).isEqualTo(new BucketId(grade, TimeUnit.DAY, 42));
+        assertThat(GradeId.parse(grade).qualifier()).hasValue(value);
+
+        Requests.Range byParameter = requests.rollup(enc(pk), q("grade=spend-per-customer-sku&qualifier=" + enc(value) + "&unit=day&last=7"));
+        assertThat(byParameter.pk()).isEqualTo(pk);
+        assertThat(byParameter.gradeId()).isEqualTo(grade);
+        assertThat(requests.rangePage(enc(pk), q("grade=" + enc(grade) + "&unit=day&from=2026-11-20T00:00:00Z")).range().gradeId())
+                .isEqualTo(grade);
+        assertThat(requests.features(enc(pk), q("")).pk()).isEqualTo(pk);
+    }
+
+    @Test
+    void keysKeepTheirRealLimits() {
+        assertBad(() -> requests.rollup("d%7Ce", q("grade=spend-per-customer-sku&qualifier=&unit=day&last=7")), "qualifier must not be empty");
+        assertBad(() -> requests.rollup("d%7Ce", q("grade=spend-per-customer-sku&qualifier=a%0Ab&unit=day&last=7")), "control characters");
+        assertBad(() -> requests.point("d%7Ce%7F", "spend%7Chour%7C1"), "control characters");
+        assertBad(() -> requests.point("d%7Ce", "spend%C3%7Chour%7C1"), "not correctly URL-encoded");
+        // The limit is in UTF-8 bytes, as ingest-app's: 16 emoji are 64 bytes, within a limit of 64; a 17th is over it.
+        String emoji = "😀".repeat(16);
+        assertThat(requests.rollup("d%7Ce", q("grade=spend-per-customer-sku&qualifier=" + enc(emoji) + "&unit=day&last=7")).gradeId())
+                .endsWith(emoji);
+        assertBad(() -> requests.rollup("d%7Ce", q("grade=spend-per-customer-sku&qualifier=" + enc(emoji + "😀") + "&unit=day&last=7")),
+                "longer than 64 bytes");
+        assertBad(() -> requests.point("d%7Ce", enc("é".repeat(33)) + "%7Chour%7C1"), "id is longer than 64 bytes");
     }
 
     @Test
