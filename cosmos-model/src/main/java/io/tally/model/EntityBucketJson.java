@@ -127,6 +127,120 @@ public final class EntityBucketJson {
         return d;
     }
 
+    /**
+     * A document from its bytes, as {@link #read(byte[])} gives it but in one streaming pass that builds no JSON tree:
+     * what stage 5 reads from its store for every document an update changes, where a tree is garbage at once. Bytes
+     * the pass does not take (anything unusual: explicit nulls where a document has objects, types it does not expect)
+     * go through {@link #read(byte[])}, so both accept and refuse the same documents, with the same messages.
+     */
+    public static EntityBucket decode(byte[] bytes) {
+        try (JsonParser p = FACTORY.createParser(bytes)) {
+            EntityBucket d = stream(p);
+            if (d != null && p.nextToken() == null) return d;
+        } catch (IOException | RuntimeException e) {
+            // not the common shape: the tree reader decides, and says why when it refuses
+        }
+        EntityBucket d = read(bytes);
+        d.source(null);
+        return d;
+    }
+
+    /** Whether {@link #decode} takes these bytes in its one pass (else it reads them through a tree). */
+    static boolean decodesInOnePass(byte[] bytes) {
+        try (JsonParser p = FACTORY.createParser(bytes)) {
+            return stream(p) != null && p.nextToken() == null;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** The document in the common shape, or null when the bytes are anything else. */
+    private static EntityBucket stream(JsonParser p) throws IOException {
+        if (p.nextToken() != JsonToken.START_OBJECT) return null;
+        String pk = null, id = null, unit = null, bucket = null, rule = null, updatedAt = null;
+        long ver = 0;
+        boolean hasVer = false;
+        Integer ttl = null;
+        int page = -1;
+        Map<String, Aggregate> grades = new TreeMap<>();
+        Map<String, Map<String, Aggregate>> qualified = new TreeMap<>();
+        Map<String, Integer> spilled = new TreeMap<>();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken t = p.nextToken();
+            switch (field) {
+                case "pk", "id", "unit", "bucket", "rule", "updatedAt" -> {
+                    if (t != JsonToken.VALUE_STRING) return null;
+                    String v = p.getText();
+                    switch (field) {
+                        case "pk" -> pk = v;
+                        case "id" -> id = v;
+                        case "unit" -> unit = v;
+                        case "bucket" -> bucket = v;
+                        case "rule" -> rule = v;
+                        default -> updatedAt = v;
+                    }
+                }
+                case "ver" -> {
+                    if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) return null;
+                    ver = p.getLongValue();
+                    hasVer = true;
+                }
+                case "ttl", "page" -> {
+                    if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() != JsonParser.NumberType.INT) return null;
+                    if (field.equals("ttl")) ttl = p.getIntValue();
+                    else page = p.getIntValue();
+                }
+                case "grades" -> {
+                    if (t != JsonToken.START_OBJECT || !grades(p, grades)) return null;
+                }
+                case "qualified" -> {
+                    if (t != JsonToken.START_OBJECT) return null;
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String r = p.currentName();
+                        Map<String, Aggregate> values = new TreeMap<>();
+                        if (p.nextToken() != JsonToken.START_OBJECT || !grades(p, values)) return null;
+                        qualified.put(r, values);
+                    }
+                }
+                case "spilled" -> {
+                    if (t != JsonToken.START_OBJECT) return null;
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String r = p.currentName();
+                        if (p.nextToken() != JsonToken.VALUE_NUMBER_INT || p.getNumberType() != JsonParser.NumberType.INT) return null;
+                        spilled.put(r, p.getIntValue());
+                    }
+                }
+                default -> p.skipChildren();
+            }
+        }
+        if (pk == null || id == null || !hasVer) return null;
+        return new EntityBucket(pk, id, unit, bucket, rule, page, ver, ttl, updatedAt, grades, qualified, spilled);
+    }
+
+    /** An object of grades in the array form, into {@code into}; false at anything else (the older form included). */
+    private static boolean grades(JsonParser p, Map<String, Aggregate> into) throws IOException {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            if (p.nextToken() != JsonToken.START_ARRAY || p.nextToken() != JsonToken.VALUE_NUMBER_INT
+                    || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                return false;
+            }
+            long count = p.getLongValue();
+            BigDecimal[] decimals = new BigDecimal[3];
+            int i = 0;
+            JsonToken t;
+            while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+                if (i == 3) return false;
+                if (t == JsonToken.VALUE_STRING) decimals[i] = new BigDecimal(p.getText());
+                else if (t != JsonToken.VALUE_NULL) return false;
+                i++;
+            }
+            into.put(name, new Aggregate(decimals[0], count, decimals[1], decimals[2]));
+        }
+        return true;
+    }
+
     /** What the sink needs to coalesce a document before it decodes it: its key and {@code ver}. */
     public record Header(String pk, String id, long ver) {}
 

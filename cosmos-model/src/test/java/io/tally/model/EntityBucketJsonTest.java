@@ -138,6 +138,40 @@ class EntityBucketJsonTest {
     }
 
     @Test
+    void theStreamingDecodeAcceptsAndRefusesWhatTheTreeReaderDoes() {
+        java.util.List<String> inputs = new java.util.ArrayList<>(java.util.List.of(json(mainDocument()), json(spillPage()),
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":3,\"grades\":{\"g\":{\"sum\":12.50,\"count\":3}}}",
+                "{\"_ts\":1,\"spilled\":null,\"qualified\":{\"r\":{\"x|y\":[2,\"3.5000\"]}},\"grades\":{\"g\":[1]},\"ttl\":null,"
+                        + "\"ver\":3,\"id\":\"day|1\",\"pk\":\"p|e\",\"_attachments\":{\"a\":[1,{\"b\":null}]}}",
+                "{\"id\":\"day|1\",\"ver\":0,\"pk\":\"p|e\"}",
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"ttl\":4294967296}",
+                "{\"pk\":7,\"id\":\"day|1\",\"ver\":1}",
+                "{\"id\":\"day|1\",\"ver\":1}", "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1.5}", "[1]", "null", "{not json",
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1} {}",
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":{\"g\":[1,2.5]}}",
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":{\"g\":[1,\"x\"]}}",
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":{\"g\":[1,null,null,null,null]}}",
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"spilled\":{\"r\":\"x\"}}"));
+        for (String in : inputs) {
+            byte[] bytes = in.getBytes(StandardCharsets.UTF_8);
+            EntityBucket viaTree;
+            try {
+                viaTree = EntityBucketJson.read(bytes);
+            } catch (IllegalArgumentException refused) {
+                assertThatThrownBy(() -> EntityBucketJson.decode(bytes)).as(in).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage(refused.getMessage());
+                continue;
+            }
+            EntityBucket streamed = EntityBucketJson.decode(bytes);
+            assertThat(streamed).as(in).usingRecursiveComparison().ignoringFields("changes", "source").isEqualTo(viaTree);
+            assertThat(json(streamed)).as(in).isEqualTo(json(viaTree));
+        }
+        assertThat(EntityBucketJson.decodesInOnePass(EntityBucketJson.write(mainDocument()))).as("what stage 5 stores").isTrue();
+        assertThat(EntityBucketJson.decodesInOnePass(EntityBucketJson.write(spillPage()))).isTrue();
+        assertThat(EntityBucketJson.decodesInOnePass(inputs.get(2).getBytes(StandardCharsets.UTF_8))).as("the older form").isFalse();
+    }
+
+    @Test
     void readsFieldsInAnyOrderIgnoresUnknownOnesAndTakesExplicitNullsAsAbsent() {
         EntityBucket d = read("""
                 {"_ts": 1732700000, "spilled": null, "qualified": {"r": {"x|y": {"max": null, "count": 2, "sum": 3.5000, "_x": [1]}}},

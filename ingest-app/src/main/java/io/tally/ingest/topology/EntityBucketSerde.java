@@ -28,7 +28,7 @@ public final class EntityBucketSerde {
                 (topic, bytes) -> {
                     if (bytes == null) return null;
                     try {
-                        return EntityBucketJson.read(bytes);
+                        return EntityBucketJson.decode(bytes);
                     } catch (IllegalArgumentException e) {
                         throw new SerializationException("Cannot decode an entity bucket on " + topic + ": " + e.getMessage(), e);
                     }
