@@ -31,6 +31,10 @@ final class CpuByPart implements AutoCloseable {
     /** A UUID, or a run of digits: instances of one kind of thread differ only by those. */
     private static final Pattern INSTANCE = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\\d+");
     private static final double MIN_SHARE = 0.02;
+    /** Threads of the benchmark itself (loadgen's producing loop, the ground truth, the CPU sampler) start with this. */
+    static final String HARNESS_PREFIX = "bench-";
+    /** The row of this JVM's CPU less the benchmark's own threads: what the pipeline used. */
+    static final String PIPELINE = "this JVM less the benchmark's own threads (the pipeline)";
 
     /** One row: a part and the cores it used on average over the measured span. */
     record Part(String name, double cores) {}
@@ -84,6 +88,7 @@ final class CpuByPart implements AutoCloseable {
         if (threadName.startsWith("bulk-executor")) return "Cosmos SDK: bulk executor (sink)";
         if (threadName.startsWith("reactor-http-epoll")) return "Cosmos SDK: HTTP I/O";
         if (threadName.startsWith("transport-response")) return "Cosmos SDK: response handling";
+        if (threadName.startsWith(HARNESS_PREFIX) || threadName.startsWith("freshness-")) return "benchmark: loadgen's loop, ground truth, probes";
         if (threadName.contains("loadgen")) return "loadgen";
         if (threadName.startsWith("data-plane-kafka-request-handler")) return "Kafka broker: request handlers";
         if (threadName.startsWith("data-plane-kafka-network-thread")) return "Kafka broker: network threads";
@@ -172,6 +177,15 @@ final class CpuByPart implements AutoCloseable {
         parts.add(new Part("other threads (each under 2% of the process)", small / wall));
         parts.add(new Part("JVM: threads ended between samples, and the rest", Math.max(0, process - threadTotal) / wall));
         parts.add(new Part("this JVM in all", process / wall));
+        // Loadgen's own sender threads count as the benchmark's too: a deployment's producers run elsewhere.
+        long harness = 0;
+        for (Map.Entry<Long, Long> e : lastNanos.entrySet()) {
+            String part = names.get(e.getKey());
+            if (part != null && (part.startsWith("benchmark:") || part.equals("loadgen"))) {
+                harness += e.getValue() - startNanos.getOrDefault(e.getKey(), 0L);
+            }
+        }
+        parts.add(new Part(PIPELINE, Math.max(0, process - harness) / wall));
         long node = nodeCpuNanos();
         if (node >= 0 && nodeStart >= 0) parts.add(new Part("local Cosmos endpoint (Node process)", (node - nodeStart) / wall));
         return parts;

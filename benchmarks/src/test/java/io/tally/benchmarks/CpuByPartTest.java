@@ -41,4 +41,26 @@ class CpuByPartTest {
         }
         assertThat(parts).contains("JVM: JIT compilation", "JVM: garbage collection", "JVM: VM thread and periodic tasks");
     }
+
+    @Test
+    void thePipelineRowLeavesOutTheBenchmarksOwnThreads() throws Exception {
+        assertThat(CpuByPart.part("bench-loadgen-and-truth")).startsWith("benchmark:");
+        assertThat(CpuByPart.part("freshness-poller")).startsWith("benchmark:");
+        assertThat(CpuByPart.part("tally-sink")).isEqualTo("ingest-app: sink loop");
+        java.util.concurrent.atomic.AtomicBoolean spin = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread busy = new Thread(() -> {
+            long x = 0;
+            while (spin.get()) x += System.nanoTime() % 7;
+            if (x == 42) System.out.print(""); // keep the loop
+        }, CpuByPart.HARNESS_PREFIX + "busy");
+        CpuByPart cpu = CpuByPart.start(java.util.OptionalLong.empty());
+        busy.start();
+        Thread.sleep(1_500);
+        List<CpuByPart.Part> parts = cpu.stop();
+        spin.set(false);
+        busy.join();
+        double all = parts.stream().filter(p -> p.name().equals("this JVM in all")).findFirst().orElseThrow().cores();
+        double pipeline = parts.stream().filter(p -> p.name().equals(CpuByPart.PIPELINE)).findFirst().orElseThrow().cores();
+        assertThat(all - pipeline).as("the spinning harness thread (a loaded machine may give it little of a core)").isGreaterThan(0.1);
+    }
 }
