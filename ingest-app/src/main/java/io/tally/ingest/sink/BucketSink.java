@@ -4,6 +4,9 @@ import com.azure.cosmos.CosmosAsyncContainer;
 import io.tally.model.EntityBucketJson;
 import io.tally.schemas.Topics;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -26,10 +29,11 @@ import org.slf4j.LoggerFactory;
  * window to the {@link BulkWriter}, and commits what the {@link OffsetTracker} says is durable. It only
  * wires and paces; every decision lives in those classes.
  *
- * <p>Backpressure: a window is handed over only while the writer's in-flight documents stay under
- * {@code sink.max-in-flight-documents}; when the window is full and cannot be handed over, or a write
- * is stalled past its retry bound, every partition is paused (the consumer keeps its group membership
- * by polling) until the writer catches up. Memory is bounded by the cap plus one window, whatever the backlog.
+ * <p>Backpressure: a closed window's writes wait as bytes and are decoded and handed to the writer in parts while
+ * its in-flight documents stay under {@code sink.max-in-flight-documents}; the next window stays open (and keeps
+ * coalescing) until the last one is all handed over. When that window is full too, or a write is stalled past its
+ * retry bound, every partition is paused (the consumer keeps its group membership by polling) until the writer
+ * catches up. Memory is bounded by the in-flight cap plus two windows of bytes, whatever the backlog.
  *
  * <p>Rebalance: on revocation the partitions' unsent updates are dropped (they are not committed, the
  * new owner reads them again), their in-flight writes get {@code sink.revoke-drain-timeout.ms} to finish,
@@ -49,6 +53,8 @@ public final class BucketSink implements Runnable, AutoCloseable {
     private final DeadLetterPublisher deadLetters;
     private final SinkMetrics metrics;
     private final Coalescer coalescer = new Coalescer(EntityBucketJson::read);
+    /** A closed window's writes not yet handed to the writer, as bytes (poll thread only). */
+    private final ArrayDeque<BucketWrite> ready = new ArrayDeque<>();
     private final OffsetTracker tracker = new OffsetTracker();
     private final AtomicBoolean running = new AtomicBoolean(true);
     private long lastCommitNanos = System.nanoTime();
@@ -96,7 +102,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
             while (running.get()) {
                 rethrowWriterFailure();
                 handOver();
-                boolean pause = writer.stalled() || (coalescer.documents() >= settings.windowMaxDocuments() && !canHandOver());
+                boolean pause = writer.stalled() || (coalescer.documents() >= settings.windowMaxDocuments() && !ready.isEmpty());
                 if (pause != paused) {
                     source.pauseAll(pause);
                     paused = pause;
@@ -116,7 +122,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
     }
 
     private Duration pollTimeout() {
-        if (paused) return Duration.ofMillis(Math.min(50, settings.pollTimeout().toMillis()));
+        if (paused || !ready.isEmpty()) return Duration.ofMillis(Math.min(50, settings.pollTimeout().toMillis()));
         if (coalescer.isEmpty()) return settings.pollTimeout();
         long left = Duration.ofNanos(windowNanos() - coalescer.ageNanos()).toMillis();
         return Duration.ofMillis(Math.max(0, Math.min(left, settings.pollTimeout().toMillis())));
@@ -142,24 +148,33 @@ public final class BucketSink implements Runnable, AutoCloseable {
     /** The window a backlog gets is this fraction of how far behind the pipeline is (see {@link #windowNanos()}). */
     static final int BACKLOG_SHARE = 4;
 
-    private boolean canHandOver() {
-        return writer.inFlightDocuments() == 0
-                || writer.inFlightDocuments() + coalescer.documents() <= settings.maxInFlightDocuments();
-    }
-
-    /** Closes the window when it is full or old enough and the writer has room. */
+    /** Closes the window when it is full or old enough and the last one is all handed over; feeds the writer. */
     private void handOver() {
-        if (coalescer.isEmpty() || writer.stalled()) return;
-        boolean due = coalescer.documents() >= settings.windowMaxDocuments()
-                || coalescer.ageNanos() >= windowNanos();
-        if (due && canHandOver()) handOverNow();
+        if (writer.stalled()) return;
+        if (!coalescer.isEmpty() && ready.isEmpty()) {
+            boolean due = coalescer.documents() >= settings.windowMaxDocuments() || coalescer.ageNanos() >= windowNanos();
+            if (due) closeWindow();
+        }
+        feed();
     }
 
-    private void handOverNow() {
+    private void closeWindow() {
         Coalescer.Window w = coalescer.drain();
         tracker.register(w.segments());
         if (!w.writes().isEmpty()) metrics.coalescing.record((double) w.records() / w.writes().size());
-        writer.submit(w.writes());
+        ready.addAll(w.writes());
+    }
+
+    /**
+     * Decodes and hands over the waiting writes while in-flight room lasts, in parts of at least one bulk chunk (or
+     * what is left), so a window larger than the in-flight cap is written as room frees up.
+     */
+    private void feed() {
+        int room = settings.maxInFlightDocuments() - writer.inFlightDocuments();
+        if (ready.isEmpty() || room < Math.min(ready.size(), settings.chunkSize())) return;
+        List<BucketWrite> part = new ArrayList<>(Math.min(room, ready.size()));
+        while (!ready.isEmpty() && part.size() < room) part.add(coalescer.decode(ready.poll()));
+        writer.submit(part);
     }
 
     private void maybeCommit(boolean now) {
@@ -182,6 +197,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
 
     private void onRevoked(Collection<TopicPartition> partitions) {
         coalescer.drop(partitions);
+        ready.removeIf(w -> partitions.contains(w.partition)); // never handed over: the new owner reads them again
         boolean drained;
         try {
             drained = writer.awaitPartitions(partitions, settings.revokeDrainTimeout());
@@ -202,6 +218,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
 
     private void onLost(Collection<TopicPartition> partitions) {
         coalescer.drop(partitions);
+        ready.removeIf(w -> partitions.contains(w.partition));
         writer.abandon(partitions);
         tracker.forget(partitions);
         log.warn("partitions {} lost; their in-flight writes are abandoned", partitions);
@@ -216,9 +233,12 @@ public final class BucketSink implements Runnable, AutoCloseable {
     private void shutdown() {
         try {
             if (writer.failure() == null) {
-                if (!coalescer.isEmpty()) handOverNow();
+                if (!coalescer.isEmpty()) closeWindow();
                 long deadline = System.nanoTime() + settings.revokeDrainTimeout().toNanos();
-                while (writer.inFlightDocuments() > 0 && System.nanoTime() < deadline) Thread.sleep(10);
+                while ((writer.inFlightDocuments() > 0 || !ready.isEmpty()) && System.nanoTime() < deadline) {
+                    if (!writer.stalled()) feed();
+                    Thread.sleep(10);
+                }
                 maybeCommit(true);
             }
         } catch (InterruptedException e) {

@@ -20,11 +20,12 @@ import org.apache.kafka.common.TopicPartition;
  * become committable when the newest is durable.
  *
  * <p>A window holds each bucket's newest update as the bytes it arrived in, with the key and {@code ver} read by a
- * streaming pass ({@link EntityBucketJson#header}); only the update that wins is decoded, when the window closes. In a
- * backlog most updates are replaced within their window, and a decoded document is several times its bytes on the
- * heap. An update that is not JSON, or lacks its key or {@code ver}, is poison at once; one whose grades cannot be
- * decoded is found when it would be written, and is poison then: either way it goes to the DLQ through the writer,
- * on this thread, before anything after it in its partition can be committed.
+ * streaming pass ({@link EntityBucketJson#header}); a closed window's writes stay bytes too, and {@link #decode}
+ * decodes each as it is handed to the writer. In a backlog most updates are replaced within their window, and a
+ * decoded document is several times its bytes on the heap, so a window of bytes can hold far more documents than may
+ * be in flight. An update that is not JSON, or lacks its key or {@code ver}, is poison at once; one whose grades
+ * cannot be decoded is poison when it is decoded: either way it goes to the DLQ through the writer, on this thread,
+ * before anything after it in its partition can be committed.
  *
  * <p>Thread contract: poll thread only (not thread-safe).
  */
@@ -117,12 +118,15 @@ public final class Coalescer {
      */
     public long behindMillis() { return behindMillis; }
 
-    /** Closes the window: decodes each bucket's newest update, one segment per partition, each write bound to its segment. */
+    /**
+     * Closes the window: one write per bucket (its newest update, not decoded yet: see {@link #decode}) or poison
+     * record, one segment per partition, each write bound to its segment.
+     */
     public Window drain() {
         Map<TopicPartition, OffsetTracker.Segment> segments = new LinkedHashMap<>();
         lastOffset.forEach((tp, off) -> segments.put(tp, new OffsetTracker.Segment(tp, off + 1)));
         List<BucketWrite> writes = new ArrayList<>(documents());
-        byPartition.forEach((tp, m) -> m.values().forEach(p -> writes.add(bind(decode(tp, p), segments))));
+        byPartition.forEach((tp, m) -> m.values().forEach(p -> writes.add(bind(pending(tp, p), segments))));
         poison.forEach(w -> writes.add(bind(w, segments)));
         Window window = new Window(writes, new ArrayList<>(segments.values()), records);
         byPartition.clear();
@@ -134,15 +138,24 @@ public final class Coalescer {
         return window;
     }
 
-    private BucketWrite decode(TopicPartition tp, Pending p) {
-        BucketWrite w;
-        try {
-            w = new BucketWrite(tp, p.key, decoder.apply(p.raw), p.raw, p.offset, null);
-            if (p.create) w.kind = WriteKind.CREATE;
-        } catch (RuntimeException e) {
-            w = poison(tp, p.key, p.raw, p.offset, e);
-        }
+    private static BucketWrite pending(TopicPartition tp, Pending p) {
+        BucketWrite w = new BucketWrite(tp, p.key, null, p.raw, p.offset, null);
+        if (p.create) w.kind = WriteKind.CREATE;
         w.coalesced = p.coalesced;
+        return w;
+    }
+
+    /**
+     * Decodes a drained write's document, once; a document that cannot be decoded makes the write poison (the writer
+     * dead-letters it). Returns the write.
+     */
+    public BucketWrite decode(BucketWrite w) {
+        if (w.doc != null || w.poison != null || w.raw == null) return w;
+        try {
+            w.doc = decoder.apply(w.raw);
+        } catch (RuntimeException e) {
+            w.poison = String.valueOf(e.getMessage());
+        }
         return w;
     }
 

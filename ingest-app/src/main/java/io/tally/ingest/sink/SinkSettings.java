@@ -34,10 +34,12 @@ public record SinkSettings(String groupId, Duration pollTimeout,
             "Consumer group of the Cosmos sink.");
     public static final Setting<Duration> POLL_TIMEOUT = Setting.millis("sink.poll-timeout.ms", 500,
             "How long the sink waits for bucket updates before looking again (also the longest a paused sink waits between checks).");
-    public static final Setting<Integer> WINDOW_DOCUMENTS = Setting.integer("sink.window.max-documents", 10_000,
+    public static final Setting<Integer> WINDOW_DOCUMENTS = Setting.integer("sink.window.max-documents", 50_000,
             "Most distinct bucket documents one write window holds (newest ver per bucket id wins); updates of a bucket the "
-                    + "window already holds always coalesce into it, so memory follows documents, not updates. With a backlog a "
-                    + "window fills at once, so the deeper the backlog the more each window coalesces. Replaces "
+                    + "window already holds always coalesce into it, so memory follows documents, not updates. A window holds "
+                    + "each document as the bytes it arrived in (~1 KB at 50 rules) and is handed to Cosmos in parts as "
+                    + "sink.max-in-flight-documents allows, so it may be larger than that cap: with a backlog a window fills "
+                    + "at once, and the larger it is the fewer times a busy document is written. Replaces "
                     + "sink.window.max-records, which counted updates.").atLeast(1);
     public static final Setting<Duration> FLUSH_WINDOW = Setting.millis("sink.flush-window.ms", 0,
             "A window is written at the latest this long after its first update arrived (the sink's added latency when idle); "
@@ -52,7 +54,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     public static final Setting<Integer> MAX_IN_FLIGHT = Setting.integer("sink.max-in-flight-documents", 20_000,
             "Documents handed to Cosmos and not yet durable. At the cap the consumer pauses its partitions (backpressure): "
                     + "memory is bounded by this, not by the backlog (measured ~5 KB of heap per in-flight document, most of it "
-                    + "the SDK's bulk operation state). Must be >= sink.window.max-documents.").atLeast(1);
+                    + "the SDK's bulk operation state). A closed window is handed over in parts within it.").atLeast(1);
     public static final Setting<Duration> COMMIT_INTERVAL = Setting.millis("sink.commit-interval.ms", 1000,
             "How often the sink commits each partition's contiguous prefix of durably written updates.");
     public static final Setting<Duration> REVOKE_DRAIN = Setting.millis("sink.revoke-drain-timeout.ms", 10_000,
@@ -123,10 +125,6 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     /** Cross-field checks; every problem is listed at once. */
     public SinkSettings {
         List<String> problems = new ArrayList<>();
-        if (maxInFlightDocuments < windowMaxDocuments) {
-            problems.add(MAX_IN_FLIGHT.key() + " (" + maxInFlightDocuments + ") must be >= " + WINDOW_DOCUMENTS.key()
-                    + " (" + windowMaxDocuments + "): a window is admitted whole");
-        }
         if (flushWindow.isZero()) {
             problems.add(FLUSH_WINDOW.key() + " must be resolved (> 0) before the settings are built");
         }

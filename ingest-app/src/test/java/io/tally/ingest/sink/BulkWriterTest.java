@@ -93,6 +93,7 @@ class BulkWriterTest {
         for (int i = 0; i < ids.length; i++) c.add(record("t", 0, i, doc("e" + i % 3, ids[i], 5)));
         Coalescer.Window window = c.drain();
         tracker.register(window.segments());
+        window.writes().forEach(c::decode);
         w.submit(window.writes());
         return window;
     }

@@ -37,7 +37,7 @@ class SinkSettingsTest {
     @Test
     void crossFieldProblemsAreListedTogether() {
         assertThatThrownBy(() -> SinkSettings.from(Config.load(SinkSettings.ALL, List.of(), new String[] {
-                "--sink.max-in-flight-documents=10", "--sink.window.max-documents=100",
+                "--sink.bulk.chunk-size=10", "--sink.bulk.micro-batch-size=100",
                 "--sink.retry.initial-backoff.ms=100", "--sink.retry.max-backoff.ms=50",
                 "--sink.concurrency.initial=50"}, Map.of())))
                 .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.problems()).hasSize(3));

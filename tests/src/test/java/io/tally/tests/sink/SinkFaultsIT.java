@@ -19,6 +19,8 @@ import io.tally.testsupport.sink.SinkRun;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -105,6 +107,40 @@ class SinkFaultsIT {
                     Math.round(counter(m, "tally.sink.throttled")));
             // The SDK meters in ~1 s cycles and admits the request that crosses the line: allow one cycle of overdraft.
             assertThat(ru).isLessThanOrEqualTo(budget * (seconds + 1) * 1.2);
+        }
+    }
+
+    @Test
+    void aWindowLargerThanWhatMayBeInFlightIsWrittenInParts(TestKafka kafka, LocalCosmos cosmos) throws Exception {
+        int buckets = 3000, cap = 300;
+        try (SinkRun run = new SinkRun(kafka, cosmos, "parts");
+             IngestApp sink = new IngestApp(run.settings("--sink.window.max-documents=5000", "--sink.max-in-flight-documents=" + cap,
+                     "--sink.bulk.chunk-size=100", "--sink.flush-window.ms=3000"))) {
+            run.produce(buckets, 1, 1); // a backlog: the first window takes all of it, ten times the in-flight cap
+            sink.start();
+            SinkMetrics m = sink.sink().metrics();
+            AtomicInteger peak = new AtomicInteger();
+            AtomicBoolean watching = new AtomicBoolean(true);
+            Thread watcher = new Thread(() -> {
+                while (watching.get()) {
+                    peak.accumulateAndGet((int) m.registry().get("tally.sink.in.flight.documents").gauge().value(), Math::max);
+                    try {
+                        Thread.sleep(2);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "in-flight-watcher");
+            watcher.start();
+            try {
+                run.awaitAllCorrect(Duration.ofSeconds(60));
+            } finally {
+                watching.set(false);
+                watcher.join();
+            }
+            log.info("window of {} documents, in-flight cap {}: peak in flight {}, {} operations", buckets, cap, peak.get(),
+                    summaryTotal(m, "tally.sink.bulk.call.operations"));
+            assertThat(peak.get()).as("documents in flight at most").isPositive().isLessThanOrEqualTo(cap);
         }
     }
 

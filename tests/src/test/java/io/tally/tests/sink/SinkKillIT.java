@@ -67,7 +67,9 @@ class SinkKillIT {
                 secondFlags.addAll(List.of("--sink.window.max-documents=10000", "--sink.max-in-flight-documents=20000",
                         "--sink.concurrency.initial=4", "--sink.concurrency.max=32", "--sink.bulk.chunk-size=1000"));
                 second = startSink(secondFlags, "second");
-                run.awaitAllCorrect(Duration.ofSeconds(50));
+                // Up to 45 s until the group drops the killed member (the consumer's session timeout), then a catch-up:
+                // a backlog of that age keeps each window open up to sink.backlog.max-window.ms (10 s) to write less.
+                run.awaitAllCorrect(Duration.ofSeconds(75));
                 double stale = staleWrites(metricsPort);
                 log.info("the restarted sink had {} stale writes refused by the ver condition", (long) stale);
                 assertThat(stale).as("the restart replayed versions older than the stored ones, and they were refused").isPositive();
