@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.config.Setting;
 import io.tally.ingest.app.IngestSettings;
+import io.tally.ingest.replay.ReplaySettings;
 import io.tally.ingest.source.RulesCheckCommand;
 import io.tally.read.ReadSettings;
 import java.io.IOException;
@@ -19,8 +20,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -73,9 +79,12 @@ class HelmUserConfigTest {
         return RenderedChart.render("-f", valuesFile(dir, values).toString());
     }
 
+    /** The replay Job of a range, beside the live workloads. */
+    static final Map<String, Object> REPLAY = Map.of("replay", Map.of("enabled", true, "from", "2026-11-20T00:00:00Z", "to", "2026-11-21T00:00:00Z"));
+
     @Test
     void rendersAndValidatesWithTheUsersRulesSourcesAndSaslSsl(@TempDir Path dir) throws IOException {
-        renderUser(dir, Map.of()).assertValid(dir.resolve("kubeconform"));
+        renderUser(dir, REPLAY).assertValid(dir.resolve("kubeconform"));
     }
 
     /**
@@ -84,9 +93,12 @@ class HelmUserConfigTest {
      */
     @Test
     void everyRoleThatReadsTheFilesMountsThemAndPointsItsSettingsThere(@TempDir Path dir) throws IOException {
-        RenderedChart chart = renderUser(dir, Map.of());
+        RenderedChart chart = renderUser(dir, REPLAY);
         String rules = Files.readString(USER_RULES), sources = Files.readString(USER_SOURCES);
+        String replay = chart.kind("Job").get(0).path("metadata").path("name").asText();
         Map<String, Map<String, String>> expected = Map.of(
+                replay + "/replay", Map.of("TALLY_INGEST_RULES_FILE", rules, "TALLY_INGEST_SOURCES_FILE", sources),
+                replay + "/rules-check", Map.of("TALLY_INGEST_RULES_FILE", rules, "TALLY_INGEST_SOURCES_FILE", sources),
                 "tally-aggregation/ingest-app", Map.of("TALLY_INGEST_RULES_FILE", rules, "TALLY_INGEST_SOURCES_FILE", sources),
                 "tally-aggregation/rules-check", Map.of("TALLY_INGEST_RULES_FILE", rules, "TALLY_INGEST_SOURCES_FILE", sources),
                 "tally-sink/ingest-app", Map.of("TALLY_INGEST_RULES_FILE", rules, "TALLY_INGEST_SOURCES_FILE", sources),
@@ -110,16 +122,24 @@ class HelmUserConfigTest {
         assertThat(Path.of(ingest.aggregation().sourcesLocation())).hasContent(sources);
         PodProcess read = PodProcess.of(chart, "tally-read", "read-service", dir.resolve("load"));
         assertThat(Path.of(ReadSettings.load(read.args().toArray(String[]::new), read.env()).rulesLocation())).hasContent(rules);
+        PodProcess replayPod = PodProcess.of(chart, replay, "replay", dir.resolve("load"));
+        assertThat(replayPod.args().get(0)).isEqualTo("replay");
+        ReplaySettings replaySettings = ReplaySettings.load(replayPod.args().subList(1, replayPod.args().size()).toArray(String[]::new),
+                replayPod.env(), java.time.Instant.parse("2027-06-01T00:00:00Z"));
+        assertThat(Path.of(replaySettings.ingest().aggregation().rulesLocation())).hasContent(rules);
+        assertThat(Path.of(replaySettings.ingest().aggregation().sourcesLocation())).hasContent(sources);
     }
 
-    /** The init container is `rules check` with only settings that command declares, before the app in both ingest-app roles. */
+    /** The init container is `rules check` with only settings that command declares, before the app in every ingest-app pod. */
     @Test
     void rulesCheckRunsBeforeEveryIngestAppPodWithItsOwnSettings(@TempDir Path dir) throws IOException {
-        RenderedChart chart = renderUser(dir, Map.of());
+        RenderedChart chart = renderUser(dir, REPLAY);
+        assertThat(chart.workloads()).hasSize(4);
         Set<String> declared = RulesCheckCommand.SETTINGS.stream().map(Setting::envName).collect(Collectors.toSet());
-        for (String name : List.of("tally-aggregation", "tally-sink")) {
-            JsonNode pod = RenderedChart.podSpec(chart.workloads().stream()
-                    .filter(w -> w.path("metadata").path("name").asText().equals(name)).findFirst().orElseThrow());
+        for (JsonNode workload : chart.workloads()) {
+            String name = workload.path("metadata").path("name").asText();
+            if (name.equals("tally-read")) continue;
+            JsonNode pod = RenderedChart.podSpec(workload);
             JsonNode init = pod.path("initContainers");
             assertThat(init).as("%s init containers", name).hasSize(1);
             assertThat(RenderedChart.strings(init.path(0).path("args"))).isEqualTo(List.of("rules", "check"));
@@ -138,6 +158,7 @@ class HelmUserConfigTest {
     @Test
     void aChangeOfRulesOrSourcesRollsEveryPod(@TempDir Path dir) throws IOException {
         Map<String, JsonNode> before = podAnnotations(renderUser(dir, Map.of()));
+        assertThat(before).as("annotations of every workload").hasSize(3).allSatisfy((w, a) -> assertThat(a.isObject()).as(w).isTrue());
         assertThat(podAnnotations(renderUser(dir, Map.of()))).as("the same values again").isEqualTo(before);
         String otherRules = Files.readString(USER_RULES).replace("retention: P7D", "retention: P8D");
         Map<String, JsonNode> rulesChanged = podAnnotations(renderUser(dir, Map.of("rules",
@@ -191,14 +212,29 @@ class HelmUserConfigTest {
         for (String workload : List.of("tally-aggregation", "tally-sink")) {
             PodProcess pod = PodProcess.of(chart, workload, "ingest-app", dir.resolve("pods"));
             assertThat(String.join(" ", pod.args())).doesNotContain("pw-");
-            Map<String, Object> consumer = new HashMap<>(IngestSettings.load(pod.args().toArray(String[]::new), pod.env()).kafka().consumerConfig());
+            var kafka = IngestSettings.load(pod.args().toArray(String[]::new), pod.env()).kafka();
+            Map<String, Object> consumer = new HashMap<>(kafka.consumerConfig());
             consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
             consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-            ConsumerConfig resolved = new ConsumerConfig(consumer);
-            KAFKA_SECRETS.forEach((k, v) -> assertThat(resolved.getPassword(k).value()).as("%s %s", workload, k).isEqualTo(v));
-            assertThat(Path.of(resolved.getString("ssl.truststore.location"))).hasBinaryContent(TRUSTSTORE);
-            assertThat(Path.of(resolved.getString("ssl.keystore.location"))).hasBinaryContent(KEYSTORE);
-            assertThat(resolved.getString("security.protocol")).isEqualTo("SASL_SSL");
+            Map<String, Object> producer = new HashMap<>(kafka.producerConfig());
+            producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+            producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+            // Every client ingest-app makes: the sink's consumer, its dead-letter producer, the topic admin, Kafka Streams.
+            Map<String, Object> streams = new HashMap<>(kafka.streams());
+            streams.put(StreamsConfig.APPLICATION_ID_CONFIG, "t");
+            streams.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+            for (AbstractConfig resolved : List.of(new ConsumerConfig(consumer), new ProducerConfig(producer),
+                    new AdminClientConfig(kafka.adminConfig(java.time.Duration.ofSeconds(30))), new StreamsConfig(streams))) {
+                String client = workload + " " + resolved.getClass().getSimpleName();
+                KAFKA_SECRETS.forEach((k, v) -> {
+                    Object value = resolved.originals().get(k);
+                    assertThat(value instanceof org.apache.kafka.common.config.types.Password p ? p.value() : String.valueOf(value))
+                            .as("%s %s", client, k).isEqualTo(v);
+                });
+                assertThat(Path.of(String.valueOf(resolved.originals().get("ssl.truststore.location")))).as(client).hasBinaryContent(TRUSTSTORE);
+                assertThat(Path.of(String.valueOf(resolved.originals().get("ssl.keystore.location")))).as(client).hasBinaryContent(KEYSTORE);
+                assertThat(resolved.originals().get("security.protocol")).as(client).isEqualTo("SASL_SSL");
+            }
             assertThat(pod.env().get("TALLY_SCHEMA_REGISTRY_BASIC_AUTH_USER_INFO")).isEqualTo(REGISTRY_USER_INFO);
         }
     }

@@ -23,7 +23,7 @@ record RenderedChart(String text, List<JsonNode> objects) {
     /** The Kubernetes release validated against; its schemas come from deploy/tools/k8s-schemas.sh. */
     static final String KUBERNETES_VERSION = "1.34.0";
     static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-    static final Set<String> WORKLOAD_KINDS = Set.of("Deployment", "StatefulSet");
+    static final Set<String> WORKLOAD_KINDS = Set.of("Deployment", "StatefulSet", "Job");
 
     /** {@code helm template tally deploy/helm/tally --namespace tally ARGS}; fails unless helm succeeds. */
     static RenderedChart render(String... args) {
