@@ -239,6 +239,22 @@ class HelmUserConfigTest {
         }
     }
 
+    /** Secret files are mode 0440: every pod that mounts them runs as the image's user with that group as fsGroup. */
+    @Test
+    void theImagesUserCanReadTheKafkaSecretFiles(@TempDir Path dir) throws IOException {
+        RenderedChart chart = renderUser(dir, REPLAY);
+        String user = java.nio.file.Files.readAllLines(OpsFiles.root().resolve("docker/app.Dockerfile")).stream()
+                .filter(l -> l.startsWith("USER ")).map(l -> l.substring(5).trim()).findFirst().orElseThrow();
+        List<JsonNode> mounting = chart.workloads().stream()
+                .filter(w -> RenderedChart.podSpec(w).path("volumes").toString().contains("\"kafka-secrets\"")).toList();
+        assertThat(mounting).as("workloads with Kafka's secret files").hasSize(3);
+        for (JsonNode w : mounting) {
+            JsonNode security = RenderedChart.podSpec(w).path("securityContext");
+            assertThat(security.path("runAsUser").asText() + ":" + security.path("fsGroup").asText())
+                    .as("%s user:fsGroup", w.path("metadata").path("name").asText()).isEqualTo(user);
+        }
+    }
+
     /** With a Secret of the user's, the chart renders none and points at the keys the values say it holds. */
     @Test
     void anExistingSecretServesTheKafkaFilesAndTheRegistryLogin(@TempDir Path dir) throws IOException {
