@@ -48,12 +48,15 @@ SHOW_READ_URL=${SHOW_READ_URL:-$READ_URL}
 
 RATE=${TALLY_DEMO_RATE:-150}
 # The shipped mapping reads Tally's TransactionEvent on `transactions`; --two-schemas adds a shop's OrderEvent on `orders`.
+# SOURCE_TOPICS: every topic the watch counts as the aggregation's input (ingested, lag, drain).
 INGEST_SOURCES=()
 LOADGEN_SOURCES=()
+SOURCE_TOPICS=transactions
 if ((TWO_SCHEMAS)); then
   ((ATTACH == 0)) || die "--two-schemas starts ingest-app with its own sources file: run it on the local stack, not with --attach"
   INGEST_SOURCES=(--ingest.sources.file="$TALLY_ROOT/rules/two-schema-sources.yaml")
   LOADGEN_SOURCES=(--loadgen.orders.topic=orders --loadgen.orders.share=0.5)
+  SOURCE_TOPICS=transactions,orders
 fi
 RUN_S=${TALLY_DEMO_SECONDS:-20}
 BURST=${TALLY_DEMO_BURST:-4}
@@ -270,7 +273,7 @@ say "  by the sink; docs = documents written to Cosmos; lag = records the aggreg
 # foreground command has ended, and Ctrl-C or docker stop must stop everything at once.
 "${DEMO_JAVA[@]}" io.tally.loadgen.demo.DemoWatch --metrics-url="$METRICS_URL" --baseline="$BASELINE" --loadgen-pid="$LOADGEN_PID" \
   --loadgen-log="$LOGS/loadgen.log" --truth="$TRUTH" --app-pids="${APP_PIDS[*]}" --width="$WIDTH" \
-  --drain-timeout-s="$DRAIN_TIMEOUT_S" --elapsed-s=$((SECONDS - START_S)) --root="$TALLY_ROOT" &
+  --drain-timeout-s="$DRAIN_TIMEOUT_S" --elapsed-s=$((SECONDS - START_S)) --root="$TALLY_ROOT" --source-topics="$SOURCE_TOPICS" &
 WATCH_PID=$!
 LIVE_PENDING=1
 rc=0

@@ -205,7 +205,7 @@ public record LoadgenSettings(String bootstrapServers, RegistryClientSettings re
                 d(c, DECLINED_FRACTION), d(c, REFUNDED_FRACTION), c.get(FUTURE_SKEW), Path.of(c.get(RULES_FILE)),
                 optionalPath(c.get(GROUND_TRUTH_FILE)), optionalPath(c.get(RECORD_FILE)), replay,
                 d(c, REPLAY_SPEED), c.get(PROGRESS_INTERVAL), c.get(MAX_IN_FLIGHT), d(c, V2_FROM_FRACTION), ordersTopic,
-                d(c, ORDERS_SHARE), overrides);
+                d(c, ORDERS_SHARE), io.tally.schemas.KafkaSecrets.hiddenInPrint(overrides));
     }
 
     /** The topic that carries records of {@code d}. */

@@ -1,6 +1,7 @@
 package io.tally.ingest.app;
 
 import io.tally.config.Config;
+import io.tally.schemas.KafkaSecrets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -20,6 +21,15 @@ public record KafkaClientSettings(String bootstrapServers, Map<String, String> s
                                   Map<String, String> producer, Map<String, String> admin) {
     public static final String PREFIX = "kafka.";
     public static final List<String> CLIENTS = List.of("streams", "consumer", "producer");
+    private static final String CONFIG_PROVIDERS = org.apache.kafka.common.config.AbstractConfig.CONFIG_PROVIDERS_CONFIG;
+
+    public KafkaClientSettings {
+        // Printed in logs and messages as part of IngestSettings: never with a password of Kafka's.
+        streams = KafkaSecrets.hiddenInPrint(streams);
+        consumer = KafkaSecrets.hiddenInPrint(consumer);
+        producer = KafkaSecrets.hiddenInPrint(producer);
+        admin = KafkaSecrets.hiddenInPrint(admin);
+    }
 
     public static KafkaClientSettings from(Config c, String bootstrapServers) {
         Map<String, String> shared = c.shared(PREFIX, CLIENTS);
@@ -61,7 +71,9 @@ public record KafkaClientSettings(String bootstrapServers, Map<String, String> s
 
     private static Map<String, String> only(Map<String, String> shared, Set<String> names, Map<String, String> own) {
         Map<String, String> m = new HashMap<>();
-        shared.forEach((k, v) -> { if (names.contains(k)) m.put(k, v); });
+        // config.providers.NAME.* are not in a client's ConfigDef, yet without them a ${NAME:...} reference (a secret
+        // read from a file) reaches the client unresolved.
+        shared.forEach((k, v) -> { if (names.contains(k) || k.startsWith(CONFIG_PROVIDERS)) m.put(k, v); });
         m.putAll(own);
         return m;
     }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -28,8 +29,11 @@ import java.util.regex.Pattern;
  * <pre>
  * java -cp loadgen.jar io.tally.loadgen.demo.DemoWatch --metrics-url=URL --baseline=FILE --loadgen-pid=PID
  *     --loadgen-log=FILE --truth=FILE [--app-pids=PID,...] [--width=COLUMNS] [--drain-timeout-s=180]
- *     [--elapsed-s=N] [--root=DIR]
+ *     [--elapsed-s=N] [--root=DIR] [--source-topics=transactions,orders]
  * </pre>
+ *
+ * {@code --source-topics} names every topic the aggregation reads events from (default {@code transactions}): the
+ * ingested count, the input lag and the drain check cover all of them.
  *
  * The live line goes to stderr: redrawn in place when {@code --width} gives the terminal's columns, one
  * plain line a second when it is 0. The summary goes to stdout. Exit code 0 once the summary is printed
@@ -39,9 +43,10 @@ import java.util.regex.Pattern;
 public final class DemoWatch {
     static final int DONE = 0, USAGE_ERROR = 2, LOADGEN_FAILED = 3, APP_EXITED = 4;
     private static final String USAGE = "usage: DemoWatch --metrics-url=URL --baseline=FILE --loadgen-pid=PID --loadgen-log=FILE "
-            + "--truth=FILE [--app-pids=PID,...] [--width=COLUMNS] [--drain-timeout-s=S] [--elapsed-s=S] [--root=DIR]";
+            + "--truth=FILE [--app-pids=PID,...] [--width=COLUMNS] [--drain-timeout-s=S] [--elapsed-s=S] [--root=DIR] "
+            + "[--source-topics=TOPIC,...]";
     private static final List<String> KEYS = List.of("--metrics-url", "--baseline", "--loadgen-pid", "--loadgen-log", "--truth",
-            "--app-pids", "--width", "--drain-timeout-s", "--elapsed-s", "--root");
+            "--app-pids", "--width", "--drain-timeout-s", "--elapsed-s", "--root", "--source-topics");
     /** loadgen's progress log line: "sent 1,234  acked 1,200/3,000 (40%)  ..." */
     private static final Pattern ACKED = Pattern.compile("acked ([0-9,]+)/([0-9,]+)");
     private static final Duration SCRAPE_TIMEOUT = Duration.ofSeconds(2);
@@ -50,9 +55,10 @@ public final class DemoWatch {
      * @param width         the terminal's columns; 0 when stderr is not a terminal
      * @param elapsedBefore seconds the demo had run when this started, for the summary's total
      * @param root          paths under it are shown relative to it
+     * @param sourceTopics  the topics the aggregation reads loadgen's events from
      */
     record Options(URI metricsUrl, Path baseline, long loadgenPid, Path loadgenLog, Path truth, List<Long> appPids,
-                   int width, Duration drainTimeout, long elapsedBefore, Optional<Path> root) {
+                   int width, Duration drainTimeout, long elapsedBefore, Optional<Path> root, Set<String> sourceTopics) {
         static Options parse(String[] args) {
             Map<String, String> given = DemoArgs.parse(args, KEYS);
             for (String required : KEYS.subList(0, 5)) {
@@ -67,7 +73,12 @@ public final class DemoWatch {
                     Path.of(given.get("--truth")), List.copyOf(apps), (int) number("--width", given.getOrDefault("--width", "0")),
                     Duration.ofSeconds(number("--drain-timeout-s", given.getOrDefault("--drain-timeout-s", "180"))),
                     number("--elapsed-s", given.getOrDefault("--elapsed-s", "0")),
-                    Optional.ofNullable(given.get("--root")).filter(r -> !r.isEmpty()).map(Path::of));
+                    Optional.ofNullable(given.get("--root")).filter(r -> !r.isEmpty()).map(Path::of), sourceTopics(given.get("--source-topics")));
+        }
+
+        private static Set<String> sourceTopics(String given) {
+            if (given == null || given.isBlank()) return PipelineMetrics.DEFAULT_SOURCES;
+            return java.util.Arrays.stream(given.split("[,\\s]+")).filter(t -> !t.isEmpty()).collect(java.util.stream.Collectors.toUnmodifiableSet());
         }
 
         private static long number(String key, String value) {
@@ -179,7 +190,7 @@ public final class DemoWatch {
     /** The scrape demo.sh saved before loadgen started; none (an empty file) counts every counter from 0. */
     private PipelineMetrics baseline() {
         try {
-            return PipelineMetrics.of(PrometheusText.parse(Files.readString(options.baseline())));
+            return PipelineMetrics.of(PrometheusText.parse(Files.readString(options.baseline())), options.sourceTopics());
         } catch (IOException | IllegalArgumentException e) {
             err.println("demo watch: no baseline in " + options.baseline() + " (" + e.getMessage() + "); counting from 0");
             return PipelineMetrics.NONE;
@@ -193,7 +204,7 @@ public final class DemoWatch {
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 200) return Optional.empty();
             List<PrometheusText.Sample> samples = PrometheusText.parse(response.body());
-            return samples.isEmpty() ? Optional.empty() : Optional.of(PipelineMetrics.of(samples));
+            return samples.isEmpty() ? Optional.empty() : Optional.of(PipelineMetrics.of(samples, options.sourceTopics()));
         } catch (IOException | IllegalArgumentException e) {
             return Optional.empty();
         }

@@ -1,15 +1,19 @@
 package io.tally.loadgen.demo;
 
+import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One scrape of ingest-app's metrics endpoint, summed over labels: Kafka Streams' consumer and producer
  * metrics and the sink's own. NaN and infinite samples (a gauge with nothing to measure yet) count as
  * nothing.
  *
- * @param ingested      records the aggregation read from {@code transactions}
- * @param inputLag      the aggregation's records-lag on {@code transactions}
- * @param otherLag      every other records-lag: the aggregation's repartition topic
+ * @param ingested      records the aggregation read from its source topics ({@code transactions}, and {@code orders}
+ *                      with the two-schema demo)
+ * @param inputLag      the aggregation's records-lag on its source topics
+ * @param otherLag      the aggregation's other records-lag: its repartition topic (not the sink's on
+ *                      {@code bucket-updates}, which {@link Progress} counts from what was emitted and read)
  * @param emitted       records the aggregation produced to {@code bucket-updates}
  * @param dlq           records the aggregation produced to {@code transactions.dlq}
  * @param updates       bucket updates the sink read
@@ -25,7 +29,12 @@ record PipelineMetrics(double ingested, double inputLag, double otherLag, double
     /** The baseline when the endpoint gave nothing before the run: every counter from zero. */
     static final PipelineMetrics NONE = new PipelineMetrics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
-    static PipelineMetrics of(List<PrometheusText.Sample> samples) {
+    /** The demo's source topic when it runs with the shipped sources file. */
+    static final Set<String> DEFAULT_SOURCES = Set.of("transactions");
+    private static final String SINK_INPUT = "bucket-updates";
+
+    /** @param sourceTopics the topics the aggregation reads events from, as its sources file names them */
+    static PipelineMetrics of(List<PrometheusText.Sample> samples, Collection<String> sourceTopics) {
         double ingested = 0, inputLag = 0, otherLag = 0, emitted = 0, dlq = 0, updates = 0, docs = 0, stale = 0,
                 docsDlq = 0, ru = 0, throttled = 0, inFlight = 0;
         for (PrometheusText.Sample s : samples) {
@@ -34,14 +43,14 @@ record PipelineMetrics(double ingested, double inputLag, double otherLag, double
             String topic = s.label("topic");
             switch (s.name()) {
                 case "kafka_consumer_fetch_manager_records_consumed_total" -> {
-                    if ("transactions".equals(topic)) ingested += v;
+                    if (sourceTopics.contains(topic)) ingested += v;
                 }
                 case "kafka_consumer_fetch_manager_records_lag" -> {
-                    if ("transactions".equals(topic)) inputLag += v;
-                    else otherLag += v;
+                    if (sourceTopics.contains(topic)) inputLag += v;
+                    else if (!SINK_INPUT.equals(topic)) otherLag += v;
                 }
                 case "kafka_producer_topic_record_send_total" -> {
-                    if ("bucket-updates".equals(topic)) emitted += v;
+                    if (SINK_INPUT.equals(topic)) emitted += v;
                     else if ("transactions.dlq".equals(topic)) dlq += v;
                 }
                 case "tally_sink_updates_consumed_total" -> updates += v;

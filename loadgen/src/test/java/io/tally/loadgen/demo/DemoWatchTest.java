@@ -33,6 +33,19 @@ class DemoWatchTest {
             tally_sink_throttled_total 3.0
             tally_sink_in_flight_documents 0.0
             """;
+    /**
+     * The two-schema demo drained: 1,250 events read in all, 600 of them from {@code transactions} and 650 from
+     * {@code orders}; the sink's lag on {@code bucket-updates} is its own column, not the aggregation's.
+     */
+    static final String DRAINED_TWO_TOPICS = DRAINED.replace("""
+            kafka_consumer_fetch_manager_records_consumed_total{topic="transactions",} 1250.0
+            """, """
+            kafka_consumer_fetch_manager_records_consumed_total{topic="transactions",} 600.0
+            kafka_consumer_fetch_manager_records_consumed_total{topic="orders",} 650.0
+            kafka_consumer_fetch_manager_records_consumed_total{topic="bucket-updates",} 900.0
+            kafka_consumer_fetch_manager_records_lag{partition="0",topic="orders",} 0.0
+            kafka_consumer_fetch_manager_records_lag{partition="0",topic="bucket-updates",} 1.0
+            """);
     /** The baseline: 250 events of an earlier run. */
     static final String EARLIER = """
             kafka_consumer_fetch_manager_records_consumed_total{topic="transactions",} 250.0
@@ -45,6 +58,7 @@ class DemoWatchTest {
              "buckets": {}}
             """;
 
+    volatile String served = DRAINED;
     HttpServer server;
     Path dir;
     Path truth;
@@ -60,7 +74,7 @@ class DemoWatchTest {
         Files.writeString(dir.resolve("loadgen.log"), "12:00:01 INFO ProgressReporter - sent 600  acked 580/1,000 (58%)  580 rec/s\n");
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/metrics", exchange -> {
-            byte[] bytes = DRAINED.getBytes(StandardCharsets.UTF_8);
+            byte[] bytes = served.getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(200, bytes.length);
             exchange.getResponseBody().write(bytes);
             exchange.close();
@@ -91,6 +105,23 @@ class DemoWatchTest {
                 .contains("  buckets written  600 document writes for 600 buckets (ground truth); 0 stale, 0 dead-lettered\n")
                 .containsPattern("  request units    7,000 RU, peak [\\d,]+ RU/s; 3 operations answered 429 and were retried\n")
                 .contains("  ground truth     loadgen/truth.json\n");
+    }
+
+    /** Events on two topics: both count as ingested, so the drain is seen at once and the line shows no lag. */
+    @Test
+    void everySourceTopicCountsTowardsIngestedAndTheDrain() throws Exception {
+        assertThat(DRAINED_TWO_TOPICS).as("the scrape of a two-topic run").contains("topic=\"orders\"").doesNotContain("1250");
+        served = DRAINED_TWO_TOPICS;
+        Files.writeString(truth, TRUTH);
+        Process loadgen = new ProcessBuilder("sleep", "1").start();
+
+        int code = watch(loadgen.pid(), ProcessHandle.current().pid(), "--source-topics=transactions,orders");
+
+        assertThat(code).isEqualTo(DemoWatch.DONE);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .containsPattern("(?m)^ +\\d+s  produced 1,000/1,000  ingested 1,000  updates 900  docs 600  lag 0\\+0  0 RU/s  429s 3$")
+                .doesNotContain("did not drain");
+        assertThat(out.toString(StandardCharsets.UTF_8)).containsPattern("the pipeline drained \\d+ s after it");
     }
 
     @Test
@@ -125,12 +156,14 @@ class DemoWatchTest {
         assertThatThrownBy(() -> DemoWatch.Options.parse(new String[] {"--colour=yes"})).hasMessageContaining("unknown argument");
     }
 
-    private int watch(long loadgenPid, long appPid) throws InterruptedException {
-        DemoWatch.Options options = DemoWatch.Options.parse(new String[] {
+    private int watch(long loadgenPid, long appPid, String... more) throws InterruptedException {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
             "--metrics-url=http://127.0.0.1:" + server.getAddress().getPort() + "/metrics",
             "--baseline=" + dir.resolve("baseline.txt"), "--loadgen-pid=" + loadgenPid,
             "--loadgen-log=" + dir.resolve("loadgen.log"), "--truth=" + truth, "--app-pids=" + appPid,
-            "--drain-timeout-s=30", "--root=" + dir});
+            "--drain-timeout-s=30", "--root=" + dir));
+        args.addAll(java.util.List.of(more));
+        DemoWatch.Options options = DemoWatch.Options.parse(args.toArray(String[]::new));
         return new DemoWatch(options, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)).run();
     }
 }

@@ -32,14 +32,14 @@ class ProgressTest {
 
     @Test
     void sumsEachFigureOverItsSeries() {
-        PipelineMetrics m = PipelineMetrics.of(PrometheusText.parse(SCRAPE));
+        PipelineMetrics m = PipelineMetrics.of(PrometheusText.parse(SCRAPE), PipelineMetrics.DEFAULT_SOURCES);
 
         assertThat(m).isEqualTo(new PipelineMetrics(1000, 12, 3, 800, 20, 750, 400, 4, 1, 4321.6, 12, 6));
     }
 
     @Test
     void countersCountFromTheBaselineWhileLagsAndInFlightStandAsTheyAre() {
-        PipelineMetrics now = PipelineMetrics.of(PrometheusText.parse(SCRAPE));
+        PipelineMetrics now = PipelineMetrics.of(PrometheusText.parse(SCRAPE), PipelineMetrics.DEFAULT_SOURCES);
         PipelineMetrics base = new PipelineMetrics(100, 50, 50, 80, 2, 75, 40, 1, 0, 321.2, 2, 9);
 
         Progress p = Progress.of(now, base, 905);
@@ -50,7 +50,7 @@ class ProgressTest {
 
     @Test
     void whatLoadgenProducedAndTheAggregationHasNotReadIsLagEvenWhenItsFetchLagSaysLess() {
-        PipelineMetrics now = PipelineMetrics.of(PrometheusText.parse(SCRAPE));
+        PipelineMetrics now = PipelineMetrics.of(PrometheusText.parse(SCRAPE), PipelineMetrics.DEFAULT_SOURCES);
 
         Progress p = Progress.of(now, PipelineMetrics.NONE, 1400);
 
@@ -63,5 +63,21 @@ class ProgressTest {
         PipelineMetrics now = new PipelineMetrics(0, 0, 0, 10, 0, 12, 0, 0, 0, 0, 0, 0);
 
         assertThat(Progress.of(now, PipelineMetrics.NONE, 0).sinkLag()).isZero();
+    }
+
+    /** Events on two source topics: both are ingested and input lag; the sink's lag on bucket-updates is no aggregation lag. */
+    @Test
+    void everySourceTopicIsInputAndTheSinksLagIsNotTheAggregations() {
+        String twoTopics = SCRAPE + """
+                kafka_consumer_fetch_manager_records_consumed_total{client_id="t1",topic="orders",} 250.0
+                kafka_consumer_fetch_manager_records_lag{client_id="t1",partition="0",topic="orders",} 4.0
+                kafka_consumer_fetch_manager_records_consumed_total{client_id="s",topic="bucket-updates",} 700.0
+                kafka_consumer_fetch_manager_records_lag{client_id="s",partition="0",topic="bucket-updates",} 50.0
+                """;
+
+        PipelineMetrics m = PipelineMetrics.of(PrometheusText.parse(twoTopics), java.util.Set.of("transactions", "orders"));
+
+        assertThat(m).isEqualTo(new PipelineMetrics(1250, 16, 3, 800, 20, 750, 400, 4, 1, 4321.6, 12, 6));
+        assertThat(Progress.of(m, PipelineMetrics.NONE, 1250).aggLag()).isEqualTo(3 + 16);
     }
 }

@@ -12,6 +12,7 @@ import io.tally.config.Setting;
 import io.tally.cosmos.CosmosSettings;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.app.KafkaClientSettings;
+import io.tally.ingest.source.RulesCheckCommand;
 import io.tally.ingest.sink.SinkSettings;
 import io.tally.ingest.topics.TopicsCommand;
 import io.tally.loadgen.LoadgenSettings;
@@ -52,11 +53,24 @@ class ComposeConsistencyTest {
     /** The app services and the settings each one declares. The demo service runs loadgen. */
     private static final Map<String, List<Setting<?>>> APPS = new LinkedHashMap<>();
     /** Services whose image is built from another module than the one named like the service. */
-    private static final Map<String, String> MODULE_OF = Map.of("demo", "loadgen", "topics", "ingest-app");
+    private static final Map<String, String> MODULE_OF = Map.of("demo", "loadgen", "topics", "ingest-app", "rules-check", "ingest-app");
+    /** Where the services that read rules mount the user's rules directory. */
+    private static final String RULES_MOUNT = "/etc/tally/rules";
+    /** The services that read the rules and sources files, and the settings that name them. */
+    private static final Map<String, List<String>> RULES_READERS = Map.of(
+            "ingest-app", List.of("TALLY_INGEST_RULES_FILE", "TALLY_INGEST_SOURCES_FILE"),
+            "rules-check", List.of("TALLY_INGEST_RULES_FILE", "TALLY_INGEST_SOURCES_FILE"),
+            "read-service", List.of("TALLY_READ_RULES_FILE"));
+    /** Cosmos settings the apps take from the shell or .env, so the compose path reaches an account with Entra ID. */
+    private static final List<Setting<?>> COSMOS_FROM_HOST = List.of(CosmosSettings.ENDPOINT, io.tally.cosmos.CosmosAuth.MODE,
+            io.tally.cosmos.CosmosAuth.TENANT_ID, io.tally.cosmos.CosmosAuth.CLIENT_ID, io.tally.cosmos.CosmosAuth.CLIENT_SECRET,
+            io.tally.cosmos.CosmosAuth.AUTHORITY_HOST, CosmosSettings.CREATE);
+    private static final java.util.regex.Pattern INTERPOLATION = java.util.regex.Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?}");
 
     static {
         APPS.put("ingest-app", IngestSettings.all());
         APPS.put("topics", TopicsCommand.SETTINGS);
+        APPS.put("rules-check", RulesCheckCommand.SETTINGS);
         APPS.put("read-service", ReadSettings.all());
         APPS.put("loadgen", LoadgenSettings.ALL);
         APPS.put("demo", LoadgenSettings.ALL);
@@ -124,6 +138,8 @@ class ComposeConsistencyTest {
         assertThatCode(() -> Config.load(TopicsCommand.SETTINGS, List.of(KafkaClientSettings.PREFIX), new String[0], environment("topics")))
                 .as("topics command settings").doesNotThrowAnyException();
         assertThatCode(() -> ReadSettings.load(new String[0], environment("read-service"))).as("read-service settings").doesNotThrowAnyException();
+        assertThatCode(() -> Config.load(RulesCheckCommand.SETTINGS, List.of(), new String[0], environment("rules-check")))
+                .as("rules check settings").doesNotThrowAnyException();
         assertThatCode(() -> LoadgenSettings.load(new String[0], environment("loadgen"))).as("loadgen settings").doesNotThrowAnyException();
         assertThatCode(() -> LoadgenSettings.load(new String[0], environment("demo"))).as("demo (loadgen) settings").doesNotThrowAnyException();
 
@@ -238,7 +254,7 @@ class ComposeConsistencyTest {
                 if (module != null) assertModuleBuildsWhatTheDockerfileCopies(service, context, dockerfile, module);
             }
             for (JsonNode volume : services.path(service).path("volumes")) {
-                String source = volume.isTextual() ? volume.asText().split(":")[0] : volume.path("source").asText();
+                String source = interpolate(volume.isTextual() ? volume.asText() : volume.path("source").asText(), Map.of()).split(":")[0];
                 if (source.startsWith(".") || source.startsWith("/")) {
                     assertThat(root.resolve(source).normalize()).as("%s mounts %s", service, source).exists();
                 }
@@ -251,6 +267,64 @@ class ComposeConsistencyTest {
         assertThat(ignored).as(".dockerignore").contains(".git", ".tally/", "**/target/", "**/node_modules/");
         assertThat(ignored).as(".dockerignore must keep what the build needs")
                 .noneMatch(l -> l.contains("mvnw") || l.contains(".mvn") || l.contains("pom") || l.contains("src") || l.equals("*"));
+    }
+
+    /**
+     * The user's rules directory (TALLY_RULES_DIR, default ./rules) is mounted read-only where every service that reads
+     * rules or sources looks for them, the three name the same files (TALLY_RULES_FILE, TALLY_SOURCES_FILE), the
+     * shipped files by default, and ingest-app starts only after rules-check has passed.
+     */
+    @Test
+    void theUsersRulesDirectoryIsMountedWhereEveryReaderLooks() {
+        Map<String, String> user = Map.of("TALLY_RULES_DIR", "/srv/shop-rules", "TALLY_RULES_FILE", "shop-rules.yaml",
+                "TALLY_SOURCES_FILE", "shop-sources.yaml");
+        for (var reader : RULES_READERS.entrySet()) {
+            String service = reader.getKey();
+            assertThat(mounts(service, Map.of())).as("%s mounts", service).containsEntry(RULES_MOUNT, "./rules");
+            assertThat(mounts(service, user)).as("%s mounts with TALLY_RULES_DIR", service).containsEntry(RULES_MOUNT, "/srv/shop-rules");
+            assertThat(services.path(service).path("volumes").toString()).as("%s: read-only", service).contains(RULES_MOUNT + ":ro");
+            for (String variable : reader.getValue()) {
+                boolean sources = variable.contains("SOURCES");
+                String shipped = environment(service).get(variable);
+                assertThat(shipped).as("%s: %s", service, variable).isEqualTo(RULES_MOUNT + (sources ? "/default-sources.yaml" : "/default-rules.yaml"));
+                assertThat(root.resolve("rules").resolve(Path.of(shipped).getFileName())).as("%s: %s in ./rules", service, variable).isRegularFile();
+                assertThat(environment(service, user).get(variable)).as("%s: %s with the user's files", service, variable)
+                        .isEqualTo(RULES_MOUNT + (sources ? "/shop-sources.yaml" : "/shop-rules.yaml"));
+            }
+        }
+        assertThat(environment("read-service", user).get("TALLY_READ_RULES_FILE")).isEqualTo(environment("ingest-app", user).get("TALLY_INGEST_RULES_FILE"));
+        assertThat(dependsOn("ingest-app")).containsEntry("rules-check", "service_completed_successfully");
+        assertThat(services.path("rules-check").path("command").toString()).isEqualTo("[\"rules\",\"check\"]");
+    }
+
+    /**
+     * Entra ID on the compose path: ingest-app and read-service take the Cosmos endpoint and authentication settings
+     * from the shell or .env under the apps' own names, with the emulator and its key as the default and no secret in
+     * the file; a service principal's settings load as such in both.
+     */
+    @Test
+    void cosmosWithEntraIdComesFromTheHostEnvironment() {
+        Map<String, String> principal = Map.of("TALLY_COSMOS_ENDPOINT", "https://shop.documents.azure.com:443/",
+                "TALLY_COSMOS_AUTH", "service-principal-secret", "TALLY_COSMOS_AUTH_TENANT_ID", "tenant-7",
+                "TALLY_COSMOS_AUTH_CLIENT_ID", "client-7", "TALLY_COSMOS_AUTH_CLIENT_SECRET", "secret-from-the-shell",
+                "TALLY_COSMOS_CREATE_IF_MISSING", "false");
+        for (String app : List.of("ingest-app", "read-service")) {
+            JsonNode declared = services.path(app).path("environment");
+            for (Setting<?> s : COSMOS_FROM_HOST) {
+                assertThat(declared.path(s.envName()).asText()).as("%s: %s from the host", app, s.envName())
+                        .startsWith("${" + s.envName() + ":-");
+            }
+            assertThat(environment(app).get(io.tally.cosmos.CosmosAuth.CLIENT_SECRET.envName())).as("%s: no secret in the file", app).isEmpty();
+            CosmosSettings emulator = app.equals("read-service") ? ReadSettings.load(new String[0], environment(app)).cosmos()
+                    : IngestSettings.load(new String[0], environment(app)).cosmos();
+            assertThat(emulator.auth().mode()).isEqualTo(io.tally.cosmos.CosmosAuth.Mode.KEY);
+            CosmosSettings azure = app.equals("read-service") ? ReadSettings.load(new String[0], environment(app, principal)).cosmos()
+                    : IngestSettings.load(new String[0], environment(app, principal)).cosmos();
+            assertThat(azure.endpoint()).isEqualTo("https://shop.documents.azure.com:443/");
+            assertThat(azure.createIfMissing()).isFalse();
+            assertThat(azure.auth()).extracting(a -> a.mode(), a -> a.tenantId(), a -> a.clientId(), a -> a.clientSecret())
+                    .containsExactly(io.tally.cosmos.CosmosAuth.Mode.SERVICE_PRINCIPAL_SECRET, "tenant-7", "client-7", "secret-from-the-shell");
+        }
     }
 
     @Test
@@ -478,19 +552,47 @@ class ComposeConsistencyTest {
     }
 
     /** environment as a map (compose allows a mapping or a list of KEY=VALUE); a value-less key maps to null. */
+    /** The service's environment as its container gets it when no variable is set in the shell or .env. */
     private static Map<String, String> environment(String service) {
+        return environment(service, Map.of());
+    }
+
+    /** The service's environment as its container gets it with {@code host} in the shell or .env. */
+    private static Map<String, String> environment(String service, Map<String, String> host) {
         JsonNode node = services.path(service).path("environment");
         Map<String, String> env = new TreeMap<>();
         if (node.isObject()) {
-            node.fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().isNull() ? null : e.getValue().asText()));
+            node.fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().isNull() ? null : interpolate(e.getValue().asText(), host)));
         } else if (node.isArray()) {
             for (JsonNode item : node) {
                 String s = item.asText();
                 int eq = s.indexOf('=');
-                env.put(eq < 0 ? s : s.substring(0, eq), eq < 0 ? null : s.substring(eq + 1));
+                env.put(eq < 0 ? s : s.substring(0, eq), eq < 0 ? null : interpolate(s.substring(eq + 1), host));
             }
         }
         return env;
+    }
+
+    /** Compose's interpolation: {@code ${NAME}}, {@code ${NAME:-default}} and {@code ${NAME-default}} from {@code host}. */
+    static String interpolate(String value, Map<String, String> host) {
+        var m = INTERPOLATION.matcher(value);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String set = host.get(m.group(1));
+            String replacement = set != null && !set.isEmpty() ? set : m.group(2) == null ? "" : m.group(2);
+            m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(replacement));
+        }
+        return m.appendTail(out).toString();
+    }
+
+    /** The service's bind mounts, target -> source, interpolated with {@code host}. */
+    private static Map<String, String> mounts(String service, Map<String, String> host) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (JsonNode volume : services.path(service).path("volumes")) {
+            String[] parts = interpolate(volume.asText(), host).split(":");
+            out.put(parts[1], parts[0]);
+        }
+        return out;
     }
 
     /** depends_on as dependency -> condition (the list form means service_started). */

@@ -28,8 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
  * declare, probes endpoints they serve, and sizes memory from the heap they are given.
  */
 class HelmChartTest {
-    /** The Kubernetes release validated against; its schemas come from deploy/tools/k8s-schemas.sh. */
-    static final String KUBERNETES_VERSION = "1.34.0";
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final String[] TEST_VALUES = {"--set", "secrets.cosmosKey=test-cosmos-key", "--set", "secrets.readApiKeys=key-a\\,key-b"};
     private static final long HEADROOM_BYTES = 512L << 20;
@@ -52,13 +50,8 @@ class HelmChartTest {
     }
 
     @Test
-    void theManifestsAreValidKubernetesObjects(@TempDir Path crdSchemas) throws IOException {
-        writeCrdSchema(crdSchemas, "servicemonitor", "monitoring.coreos.com_servicemonitors.yaml");
-        writeCrdSchema(crdSchemas, "prometheusrule", "monitoring.coreos.com_prometheusrules.yaml");
-        OpsTools.Run r = kubeconform(crdSchemas, rendered).expectSuccess();
-        JsonNode summary = new ObjectMapper().readTree(r.stdout()).path("summary");
-        assertThat(summary.path("valid").asInt()).as("kubeconform: %s", r.output()).isEqualTo(objects.size());
-        assertThat(summary.path("skipped").asInt()).as("kubeconform skipped a kind it has no schema for: %s", r.output()).isZero();
+    void theManifestsAreValidKubernetesObjects(@TempDir Path dir) throws IOException {
+        RenderedChart.of(Files.readString(rendered)).assertValid(dir);
     }
 
     /** The schemas are really in use: a field the API does not know fails the check. */
@@ -66,7 +59,7 @@ class HelmChartTest {
     void kubeconformRejectsAnUnknownField(@TempDir Path dir) throws IOException {
         Path broken = dir.resolve("broken.yaml");
         Files.writeString(broken, Files.readString(rendered).replaceFirst("(?m)^(\\s+)terminationGracePeriodSeconds:", "$1terminationGraceSeconds:"));
-        OpsTools.Run r = kubeconform(dir, broken);
+        OpsTools.Run r = RenderedChart.kubeconform(dir, broken);
         assertThat(r.exitCode()).as("kubeconform on a manifest with an unknown field: %s", r.output()).isNotZero();
         assertThat(r.output()).contains("terminationGraceSeconds");
     }
@@ -143,11 +136,7 @@ class HelmChartTest {
             }
         }
 
-        writeCrdSchema(dir, "servicemonitor", "monitoring.coreos.com_servicemonitors.yaml");
-        writeCrdSchema(dir, "prometheusrule", "monitoring.coreos.com_prometheusrules.yaml");
-        OpsTools.Run r = kubeconform(dir, file).expectSuccess();
-        JsonNode summary = new ObjectMapper().readTree(r.stdout()).path("summary");
-        assertThat(summary.path("valid").asInt()).as("kubeconform: %s", r.output()).isEqualTo(wi.size());
+        RenderedChart.of(Files.readString(file)).assertValid(dir.resolve("kubeconform"));
     }
 
     /** The chart refuses what the apps would refuse at start, and workload identity without an identity. */
@@ -266,27 +255,6 @@ class HelmChartTest {
         }
     }
 
-    /** A CRD's v1 openAPIV3Schema, where kubeconform looks for it ({kind}-{group prefix}-{version}.json). */
-    private static void writeCrdSchema(Path dir, String kind, String crdFile) throws IOException {
-        JsonNode crd = YAML.readTree(OpsTools.monitoringCrds().resolve(crdFile).toFile());
-        for (JsonNode version : crd.path("spec").path("versions")) {
-            if (version.path("name").asText().equals("v1")) {
-                new ObjectMapper().writeValue(dir.resolve(kind + "-monitoring-v1.json").toFile(), version.path("schema").path("openAPIV3Schema"));
-                return;
-            }
-        }
-        throw new AssertionError("no v1 in " + crdFile);
-    }
-
-    private static OpsTools.Run kubeconform(Path crdSchemas, Path manifests) {
-        Path schemas = OpsTools.kubernetesSchemas();
-        return OpsTools.run(OpsFiles.root(), OpsTools.kubeconform().toString(), "-strict", "-summary", "-output", "json",
-                "-kubernetes-version", KUBERNETES_VERSION,
-                "-schema-location", schemas + "/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json",
-                "-schema-location", crdSchemas + "/{{ .ResourceKind }}{{ .KindSuffix }}.json",
-                manifests.toString());
-    }
-
     private static OpsTools.Run helm(String... args) {
         List<String> withValues = new ArrayList<>(List.of(args));
         withValues.addAll(List.of(TEST_VALUES));
@@ -294,20 +262,19 @@ class HelmChartTest {
     }
 
     private static OpsTools.Run helmAsIs(String... args) {
-        List<String> command = new ArrayList<>(List.of(OpsTools.helm().toString()));
-        command.addAll(List.of(args));
-        return OpsTools.run(OpsFiles.root(), command.toArray(String[]::new));
+        return RenderedChart.helm(args);
     }
 
     private static List<JsonNode> parse(Path file) throws IOException {
-        List<JsonNode> out = new ArrayList<>();
-        try (var parser = YAML.getFactory().createParser(file.toFile())) {
-            for (var it = YAML.readValues(parser, JsonNode.class); it.hasNext(); ) {
-                JsonNode node = it.next();
-                if (node != null && node.isObject() && !node.isEmpty()) out.add(node);
-            }
-        }
-        return out;
+        return RenderedChart.of(Files.readString(file)).objects();
+    }
+
+    private static Map<String, String> env(JsonNode container) {
+        return RenderedChart.env(container);
+    }
+
+    private static List<String> strings(JsonNode node) {
+        return RenderedChart.strings(node);
     }
 
     private static List<JsonNode> kind(String kind) {
@@ -325,16 +292,6 @@ class HelmChartTest {
                 .forEach(o -> o.path("spec").path("template").path("spec").path("containers").forEach(out::add));
         assertThat(out).hasSize(3);
         return out;
-    }
-
-    /** The container's environment; a value from a Secret stands in as "secret-from-KEY". */
-    private static Map<String, String> env(JsonNode container) {
-        Map<String, String> env = new LinkedHashMap<>();
-        for (JsonNode e : container.path("env")) {
-            JsonNode ref = e.path("valueFrom").path("secretKeyRef");
-            env.put(e.path("name").asText(), ref.isMissingNode() ? e.path("value").asText() : "secret-from-" + ref.path("key").asText());
-        }
-        return env;
     }
 
     /** "uid:gid" of the USER line of docker/app.Dockerfile (the same in every stage). */
@@ -377,9 +334,5 @@ class HelmChartTest {
         };
     }
 
-    private static List<String> strings(JsonNode node) {
-        List<String> out = new ArrayList<>();
-        node.forEach(n -> out.add(n.asText()));
-        return out;
-    }
+
 }
