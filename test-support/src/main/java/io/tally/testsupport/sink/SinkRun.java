@@ -193,6 +193,33 @@ public final class SinkRun implements AutoCloseable {
         if (!v.equal()) throw new AssertionError("after " + timeout.toSeconds() + " s: " + v);
     }
 
+    /**
+     * {@link #awaitAllCorrect} while sampling {@code value} every few milliseconds on a thread of its own: the highest
+     * value seen meanwhile (what a figure that moves while the sink works peaked at).
+     */
+    public int highestWhileAwaitingAllCorrect(java.util.function.IntSupplier value, Duration timeout) throws InterruptedException {
+        java.util.concurrent.atomic.AtomicInteger highest = new java.util.concurrent.atomic.AtomicInteger(Integer.MIN_VALUE);
+        java.util.concurrent.atomic.AtomicBoolean watching = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread watcher = new Thread(() -> {
+            while (watching.get()) {
+                highest.accumulateAndGet(value.getAsInt(), Math::max);
+                try {
+                    Thread.sleep(2);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "sink-run-watcher");
+        watcher.start();
+        try {
+            awaitAllCorrect(timeout);
+        } finally {
+            watching.set(false);
+            watcher.join();
+        }
+        return highest.get();
+    }
+
     /** Records on the DLQ (read_committed, from the start), waiting for at least {@code expected}. */
     public List<ConsumerRecord<String, byte[]>> deadLetters(int expected, Duration timeout) {
         List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();

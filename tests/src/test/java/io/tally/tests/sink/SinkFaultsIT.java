@@ -19,8 +19,6 @@ import io.tally.testsupport.sink.SinkRun;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -119,28 +117,11 @@ class SinkFaultsIT {
             run.produce(buckets, 1, 1); // a backlog: the first window takes all of it, ten times the in-flight cap
             sink.start();
             SinkMetrics m = sink.sink().metrics();
-            AtomicInteger peak = new AtomicInteger();
-            AtomicBoolean watching = new AtomicBoolean(true);
-            Thread watcher = new Thread(() -> {
-                while (watching.get()) {
-                    peak.accumulateAndGet((int) m.registry().get("tally.sink.in.flight.documents").gauge().value(), Math::max);
-                    try {
-                        Thread.sleep(2);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "in-flight-watcher");
-            watcher.start();
-            try {
-                run.awaitAllCorrect(Duration.ofSeconds(60));
-            } finally {
-                watching.set(false);
-                watcher.join();
-            }
-            log.info("window of {} documents, in-flight cap {}: peak in flight {}, {} operations", buckets, cap, peak.get(),
+            int peak = run.highestWhileAwaitingAllCorrect(
+                    () -> (int) m.registry().get("tally.sink.in.flight.documents").gauge().value(), Duration.ofSeconds(60));
+            log.info("window of {} documents, in-flight cap {}: peak in flight {}, {} operations", buckets, cap, peak,
                     summaryTotal(m, "tally.sink.bulk.call.operations"));
-            assertThat(peak.get()).as("documents in flight at most").isPositive().isLessThanOrEqualTo(cap);
+            assertThat(peak).as("documents in flight at most").isPositive().isLessThanOrEqualTo(cap);
         }
     }
 

@@ -50,29 +50,10 @@ class SinkLatencyIT {
                 sink.start();
                 // The highest limit, sampled while the sink works: on a loaded machine calls may also queue at the endpoint,
                 // which cuts the limit again (a congestion signal), so the value at the end proves less.
-                java.util.concurrent.atomic.AtomicInteger highest = new java.util.concurrent.atomic.AtomicInteger();
-                java.util.concurrent.atomic.AtomicBoolean watching = new java.util.concurrent.atomic.AtomicBoolean(true);
-                Thread watcher = new Thread(() -> {
-                    while (watching.get()) {
-                        highest.accumulateAndGet(sink.sink().writer().concurrencyLimit(), Math::max);
-                        try {
-                            Thread.sleep(5);
-                        } catch (InterruptedException e) {
-                            return;
-                        }
-                    }
-                }, "limit-watcher");
-                watcher.start();
-                try {
-                    run.awaitAllCorrect(Duration.ofSeconds(60));
-                } finally {
-                    watching.set(false);
-                    watcher.join();
-                }
+                int limit = run.highestWhileAwaitingAllCorrect(() -> sink.sink().writer().concurrencyLimit(), Duration.ofSeconds(60));
                 SinkMetrics m = sink.sink().metrics();
                 double latency = gauge(m, "tally.sink.call.latency.seconds");
                 double target = gauge(m, "tally.sink.target.concurrency");
-                int limit = highest.get();
                 log.info("{} ms added: median bulk call {} ms, Little's-law target {} calls, highest limit {} (initial {})", delay,
                         Math.round(latency * 1000), target, limit, INITIAL);
                 assertThat(control.faultHits(rule)).as("the delay rule hit the sink's requests").isPositive();
