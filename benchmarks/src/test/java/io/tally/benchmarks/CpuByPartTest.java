@@ -48,10 +48,11 @@ class CpuByPartTest {
         assertThat(CpuByPart.part("freshness-poller")).startsWith("benchmark:");
         assertThat(CpuByPart.part("tally-sink")).isEqualTo("ingest-app: sink loop");
         java.util.concurrent.atomic.AtomicBoolean spin = new java.util.concurrent.atomic.AtomicBoolean(true);
+        long[] result = new long[1]; // read after the join, so the loop's work is not dead code
         Thread busy = new Thread(() -> {
             long x = 0;
             while (spin.get()) x += System.nanoTime() % 7;
-            if (x == 42) System.out.print(""); // keep the loop
+            result[0] = x;
         }, CpuByPart.HARNESS_PREFIX + "busy");
         CpuByPart cpu = CpuByPart.start(java.util.OptionalLong.empty());
         busy.start();
@@ -59,6 +60,7 @@ class CpuByPartTest {
         List<CpuByPart.Part> parts = cpu.stop();
         spin.set(false);
         busy.join();
+        assertThat(result[0]).isNotNegative();
         double all = parts.stream().filter(p -> p.name().equals("this JVM in all")).findFirst().orElseThrow().cores();
         double pipeline = parts.stream().filter(p -> p.name().equals(CpuByPart.PIPELINE)).findFirst().orElseThrow().cores();
         assertThat(all - pipeline).as("the spinning harness thread (a loaded machine may give it little of a core)").isGreaterThan(0.1);

@@ -28,7 +28,8 @@ import java.util.TreeMap;
  * sink writes what it reads without a mapping step. Nothing else encodes or decodes it.
  *
  * <p>Written with Jackson's streaming generator (no reflection on the stream thread's commit path); null values
- * left out, each grade a short array with its decimals as exact strings ({@link #aggregate(JsonGenerator, String, Aggregate)}). Read through a tree, which tolerates any field order,
+ * left out, each grade a short array with its decimals as exact strings
+ * ({@link #aggregate(JsonGenerator, String, Aggregate)}). Read through a tree, which tolerates any field order,
  * unknown fields (Cosmos adds {@code _rid}, {@code _etag}, {@code _ts}, ...) and explicit nulls.
  *
  * <p>Thread-safe: every thread writes into a buffer of its own.
