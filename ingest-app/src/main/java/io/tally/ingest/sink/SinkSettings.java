@@ -37,7 +37,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     public static final Setting<Integer> WINDOW_DOCUMENTS = Setting.integer("sink.window.max-documents", 50_000,
             "Most distinct bucket documents one write window holds (newest ver per bucket id wins); updates of a bucket the "
                     + "window already holds always coalesce into it, so memory follows documents, not updates. A window holds "
-                    + "each document as the bytes it arrived in (~1 KB at 50 rules) and is handed to Cosmos in parts as "
+                    + "each document as the bytes it arrived in (0.4-0.6 KB measured at 4 to 51 rules) and is handed to Cosmos in parts as "
                     + "sink.max-in-flight-documents allows, so it may be larger than that cap: with a backlog a window fills "
                     + "at once, and the larger it is the fewer times a busy document is written. Replaces "
                     + "sink.window.max-records, which counted updates.").atLeast(1);
