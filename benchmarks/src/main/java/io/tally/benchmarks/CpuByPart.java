@@ -33,6 +33,8 @@ final class CpuByPart implements AutoCloseable {
     private static final double MIN_SHARE = 0.02;
     /** Threads of the benchmark itself (loadgen's producing loop, the ground truth, the CPU sampler) start with this. */
     static final String HARNESS_PREFIX = "bench-";
+    /** The part of those threads and the freshness probe's. */
+    static final String HARNESS_PART = "benchmark: loadgen's loop, ground truth, probes";
     /** The row of this JVM's CPU less the benchmark's own threads: what the pipeline used. */
     static final String PIPELINE = "this JVM less the benchmark's own threads (the pipeline)";
 
@@ -88,7 +90,7 @@ final class CpuByPart implements AutoCloseable {
         if (threadName.startsWith("bulk-executor")) return "Cosmos SDK: bulk executor (sink)";
         if (threadName.startsWith("reactor-http-epoll")) return "Cosmos SDK: HTTP I/O";
         if (threadName.startsWith("transport-response")) return "Cosmos SDK: response handling";
-        if (threadName.startsWith(HARNESS_PREFIX) || threadName.startsWith("freshness-")) return "benchmark: loadgen's loop, ground truth, probes";
+        if (threadName.startsWith(HARNESS_PREFIX) || threadName.startsWith("freshness-")) return HARNESS_PART;
         if (threadName.contains("loadgen")) return "loadgen";
         if (threadName.startsWith("data-plane-kafka-request-handler")) return "Kafka broker: request handlers";
         if (threadName.startsWith("data-plane-kafka-network-thread")) return "Kafka broker: network threads";
@@ -181,7 +183,7 @@ final class CpuByPart implements AutoCloseable {
         long harness = 0;
         for (Map.Entry<Long, Long> e : lastNanos.entrySet()) {
             String part = names.get(e.getKey());
-            if (part != null && (part.startsWith("benchmark:") || part.equals("loadgen"))) {
+            if (part != null && (part.equals(HARNESS_PART) || part.equals("loadgen"))) {
                 harness += e.getValue() - startNanos.getOrDefault(e.getKey(), 0L);
             }
         }
