@@ -17,9 +17,11 @@ import io.tally.benchmarks.sink.SinkBench;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -283,13 +285,16 @@ public final class EndToEndBench {
 
     /**
      * One rule set's costs in a warm burst (scenarios e and f). The floor of documents per event is the ground truth's
-     * distinct entity buckets (main documents), each written once; {@code entityDaysPerEvent} is the same floor if a day
-     * document held its hours (a layout Tally does not have: what it would save, not what it does).
+     * distinct main documents in Tally's layout (minutes in their hour up to its bound), each written once;
+     * {@code perUnitBucketsPerEvent} is the floor of the layout before minutes nested (a document per unit and bucket),
+     * {@code entityDaysPerEvent} the floor if a day document held its hours too (a layout Tally does not have: what it
+     * would save, not what it does), {@code entityHoursPerEvent} the floor if every hour held its minutes, unbounded.
      */
     private record RuleFigures(String rulesFile, int rules, double eventsPerSecond, double cpuMicrosPerEvent, double jvmMicrosPerEvent,
                                double endpointMicrosPerEvent, double documentsPerEvent, double entityBucketsPerEvent,
                                double entityDaysPerEvent, double entityHoursPerEvent, double ruPerEvent, double bytesPerEvent,
-                               double gradeUpdatesPerEvent, double featureRu, double featureMs, long differing) {
+                               double gradeUpdatesPerEvent, double featureRu, double featureMs, long differing,
+                               double perUnitBucketsPerEvent) {
         static RuleFigures of(PipelineRun run, Measured m, double[] feature) {
             double n = m.totals.events();
             double perEvent = m.totals.seconds() * 1e6 / n;
@@ -297,17 +302,22 @@ public final class EndToEndBench {
             double endpoint = cores(m, p -> p.startsWith("local Cosmos endpoint"));
             return new RuleFigures(run.rulesFile == null ? "default rules" : run.rulesFile, run.rules().rules().size(),
                     n / m.totals.seconds(), (jvm + endpoint) * perEvent, jvm * perEvent, endpoint * perEvent, m.totals.documents() / n,
-                    distinct(m.truth, Nesting.NONE) / n, distinct(m.truth, Nesting.HOURS_IN_DAYS) / n,
+                    distinct(m.truth, Nesting.TALLY) / n, distinct(m.truth, Nesting.HOURS_IN_DAYS) / n,
                     distinct(m.truth, Nesting.MINUTES_IN_HOURS) / n, m.totals.requestUnits() / n, m.requestBytes / n,
-                    gradeUpdates(m.truth) / n, feature[0], feature[1], m.verdict.couldNotRead() ? -1 : m.verdict.differing());
+                    gradeUpdates(m.truth) / n, feature[0], feature[1], m.verdict.couldNotRead() ? -1 : m.verdict.differing(),
+                    distinct(m.truth, Nesting.NONE) / n);
         }
 
         private static double cores(Measured m, Predicate<String> part) {
             return m.cpu.stream().filter(p -> part.test(p.name())).mapToDouble(CpuByPart.Part::cores).sum();
         }
 
-        /** Where a fine bucket is counted for the floor: in its own document, or in the coarser one that would hold it. */
-        enum Nesting { NONE, HOURS_IN_DAYS, MINUTES_IN_HOURS }
+        /**
+         * Where a fine bucket is counted for the floor: in its own document, in the coarser one that would hold it, or
+         * where Tally's layout puts it ({@link io.tally.model.EntityBucketLayout}: an unqualified minute in its hour
+         * while the hour holds at most its bound of them).
+         */
+        enum Nesting { NONE, HOURS_IN_DAYS, MINUTES_IN_HOURS, TALLY }
 
         /**
          * Distinct {@code pk} × unit × bucket among the ground truth's grade buckets ({@code id = grade|unit|index}): the
@@ -315,16 +325,33 @@ public final class EndToEndBench {
          */
         static long distinct(GroundTruth truth, Nesting nesting) {
             Set<String> documents = new HashSet<>();
-            truth.buckets().forEach((pk, buckets) -> buckets.keySet().forEach(id -> {
+            truth.buckets().forEach((pk, buckets) -> {
+                Map<Long, Integer> minuteGradesByHour = new HashMap<>();
+                if (nesting == Nesting.TALLY) {
+                    buckets.keySet().forEach(id -> {
+                        BucketId b = BucketId.parse(id);
+                        if (b.unit() == TimeUnit.MINUTE && !b.grade().contains(":")) {
+                            minuteGradesByHour.merge(Math.floorDiv(b.bucketIndex(), 60), 1, Integer::sum);
+                        }
+                    });
+                }
+                buckets.keySet().forEach(id -> {
                 BucketId b = BucketId.parse(id);
-                if (nesting == Nesting.HOURS_IN_DAYS && b.unit() == TimeUnit.HOUR) {
+                long hour = Math.floorDiv(b.bucketIndex(), 60);
+                if (nesting == Nesting.TALLY && b.unit() == TimeUnit.MINUTE && !b.grade().contains(":")) {
+                    documents.add(pk + "|hour|" + hour);
+                    if (minuteGradesByHour.get(hour) > io.tally.model.EntityBucketLayout.MAX_INLINE_MINUTE_GRADES) {
+                        documents.add(pk + "|minute|" + b.bucketIndex());
+                    }
+                } else if (nesting == Nesting.HOURS_IN_DAYS && b.unit() == TimeUnit.HOUR) {
                     documents.add(pk + "|day|" + Math.floorDiv(b.bucketIndex(), 24));
                 } else if (nesting == Nesting.MINUTES_IN_HOURS && b.unit() == TimeUnit.MINUTE) {
                     documents.add(pk + "|hour|" + Math.floorDiv(b.bucketIndex(), 60));
                 } else {
                     documents.add(pk + '|' + b.unit().code() + '|' + b.bucketIndex());
                 }
-            }));
+                });
+            });
             return documents.size();
         }
 
@@ -371,11 +398,13 @@ public final class EndToEndBench {
                     .figure(s, "bytes sent to Cosmos per grade update" + who, r.perUpdate(r.bytesPerEvent), "bytes/update")
                     .figure(s, "RU per grade update" + who, r.perUpdate(r.ruPerEvent), "RU/update")
                     .figure(s, "documents written per event" + who, r.documentsPerEvent, "docs/event")
-                    .figure(s, "distinct entity buckets per event, ground truth (each written once)" + who, r.entityBucketsPerEvent,
+                    .figure(s, "floor: distinct documents per event in Tally's layout, ground truth (each written once)" + who, r.entityBucketsPerEvent,
                             "docs/event")
                     .figure(s, "documents written against that floor" + who, r.documentsPerEvent / r.entityBucketsPerEvent, "x")
+                    .figure(s, "the floor with a document per unit and bucket (the layout before minutes nested)" + who,
+                            r.perUnitBucketsPerEvent, "docs/event")
                     .figure(s, "the floor if a day document held its hours (not Tally's layout)" + who, r.entityDaysPerEvent, "docs/event")
-                    .figure(s, "the floor if an hour document held its minutes (not Tally's layout)" + who, r.entityHoursPerEvent,
+                    .figure(s, "the floor if every hour document held all its minutes, unbounded" + who, r.entityHoursPerEvent,
                             "docs/event")
                     .figure(s, "RU per event" + who, r.ruPerEvent, "RU/event")
                     .figure(s, "bytes sent to Cosmos per event" + who, r.bytesPerEvent, "bytes/event");

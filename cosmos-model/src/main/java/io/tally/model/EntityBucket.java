@@ -24,6 +24,8 @@ import java.util.TreeMap;
  *  "qualified": {"spend-per-customer-sku": {"sku-7": [1, "10.5000"]}},
  *  "spilled":   {"other-qualified-rule": 16}}
  * }</pre>
+ * An hour document also holds its minutes' unqualified grades under {@code minutes} (rule, then minute of the hour:
+ * {@code {"orders": {"17": [2]}}}), or {@code null} once they moved to minute documents ({@link EntityBucketLayout}).
  * A spill page has the same shape plus {@code rule} and {@code page}, and holds only that rule's values under
  * {@code qualified}. A grade is {@code [count, sum, min, max]}, decimals as exact strings ({@link EntityBucketJson}).
  * {@code ver} counts every event applied to the document (to a page: to its values), so it grows
@@ -47,6 +49,12 @@ public final class EntityBucket {
     private final Map<String, Aggregate> grades;
     private final Map<String, Map<String, Aggregate>> qualified;
     private final Map<String, Integer> spilled;
+    /**
+     * An hour document's unqualified minute grades: rule, then minute of the hour (0-59). Null when its minutes live in
+     * minute documents: a document of another unit, an hour whose minutes spilled ({@link EntityBucketLayout}), or an
+     * hour written before minutes nested.
+     */
+    private Map<String, Map<Integer, Aggregate>> minutes;
     /** Bumped by every change: lets an encoder reuse what it encoded while nothing changed. */
     private int changes;
     /** The JSON tree this document was read from, while unchanged since ({@link EntityBucketJson#read(byte[])}). */
@@ -54,7 +62,7 @@ public final class EntityBucket {
 
     EntityBucket(String pk, String id, String unit, String bucket, String rule, int page, long ver, Integer ttl,
                  String updatedAt, Map<String, Aggregate> grades, Map<String, Map<String, Aggregate>> qualified,
-                 Map<String, Integer> spilled) {
+                 Map<String, Integer> spilled, Map<String, Map<Integer, Aggregate>> minutes) {
         this.pk = Objects.requireNonNull(pk, "pk");
         this.id = Objects.requireNonNull(id, "id");
         this.unit = unit;
@@ -67,6 +75,7 @@ public final class EntityBucket {
         this.grades = grades;
         this.qualified = qualified;
         this.spilled = spilled;
+        this.minutes = minutes;
     }
 
     /**
@@ -79,23 +88,29 @@ public final class EntityBucket {
                                  @JsonProperty("page") Integer page, @JsonProperty("ver") long ver, @JsonProperty("ttl") Integer ttl,
                                  @JsonProperty("updatedAt") String updatedAt, @JsonProperty("grades") Map<String, Aggregate> grades,
                                  @JsonProperty("qualified") Map<String, Map<String, Aggregate>> qualified,
-                                 @JsonProperty("spilled") Map<String, Integer> spilled) {
+                                 @JsonProperty("spilled") Map<String, Integer> spilled,
+                                 @JsonProperty("minutes") Map<String, Map<Integer, Aggregate>> minutes) {
         Map<String, Map<String, Aggregate>> q = new TreeMap<>();
         if (qualified != null) qualified.forEach((r, values) -> q.put(r, new TreeMap<>(values)));
+        Map<String, Map<Integer, Aggregate>> m = null;
+        if (minutes != null) {
+            m = new TreeMap<>();
+            for (Map.Entry<String, Map<Integer, Aggregate>> e : minutes.entrySet()) m.put(e.getKey(), new TreeMap<>(e.getValue()));
+        }
         return new EntityBucket(pk, id, unit, bucket, rule, page == null ? -1 : page, ver, ttl, updatedAt,
-                grades == null ? new TreeMap<>() : new TreeMap<>(grades), q, spilled == null ? new TreeMap<>() : new TreeMap<>(spilled));
+                grades == null ? new TreeMap<>() : new TreeMap<>(grades), q, spilled == null ? new TreeMap<>() : new TreeMap<>(spilled), m);
     }
 
     /** An empty main document of {@code unit}'s bucket {@code index}, starting at {@code bucketStart} (ISO). */
     public static EntityBucket main(String pk, TimeUnit unit, long index, String bucketStart) {
         return new EntityBucket(pk, EntityBucketId.main(unit, index), unit.code(), bucketStart, null, -1, 0, null, null,
-                new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+                new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), unit == TimeUnit.HOUR ? new TreeMap<>() : null);
     }
 
     /** An empty spill page of {@code rule}. */
     public static EntityBucket page(String pk, TimeUnit unit, long index, String bucketStart, String rule, int page) {
         return new EntityBucket(pk, EntityBucketId.page(unit, index, rule, page), unit.code(), bucketStart, rule, page, 0,
-                null, null, new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+                null, null, new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), null);
     }
 
     public String pk() { return pk; }
@@ -118,6 +133,15 @@ public final class EntityBucket {
     public Map<String, Map<String, Aggregate>> qualified() { return Collections.unmodifiableMap(qualified); }
     /** Rules whose values of this bucket live in spill pages, with their page count (read-only view). */
     public Map<String, Integer> spilled() { return Collections.unmodifiableMap(spilled); }
+    /** Whether this is an hour document holding its minutes' unqualified grades ({@link #minutes()}). */
+    public boolean nestsMinutes() { return minutes != null; }
+    /**
+     * An hour document's unqualified minute grades, rule then minute of the hour (read-only view); empty when it does
+     * not nest its minutes.
+     */
+    public Map<String, Map<Integer, Aggregate>> minutes() {
+        return minutes == null ? Map.of() : Collections.unmodifiableMap(minutes);
+    }
 
     // --- aggregation (stage 5 and replay; EntityBucketMath in ingest-app decides where each delta goes) ---
 
@@ -131,6 +155,37 @@ public final class EntityBucket {
     public void addQualified(String rule, String qualifier, Aggregate delta, int ttlSeconds) {
         qualified.computeIfAbsent(rule, r -> new TreeMap<>()).merge(qualifier, delta, Aggregate::plus);
         counted(delta.count(), ttlSeconds);
+    }
+
+    /**
+     * Adds {@code delta} to the unqualified minute grade {@code rule} of this hour's minute {@code minuteOfHour};
+     * {@code ver} moves by its count.
+     *
+     * @throws IllegalStateException when this document does not nest its minutes
+     */
+    public void addMinute(String rule, int minuteOfHour, Aggregate delta, int ttlSeconds) {
+        if (minutes == null) throw new IllegalStateException(this + " does not nest its minutes");
+        minutes.computeIfAbsent(rule, r -> new TreeMap<>()).merge(minuteOfHour, delta, Aggregate::plus);
+        counted(delta.count(), ttlSeconds);
+    }
+
+    /** How many minute grades (rule × minute) this hour holds inline. */
+    public int minuteGrades() {
+        if (minutes == null) return 0;
+        int n = 0;
+        for (Map<Integer, Aggregate> m : minutes.values()) n += m.size();
+        return n;
+    }
+
+    /**
+     * Takes the minute grades out, to be written to their minute documents from now on; {@code ver} does not move:
+     * the events stay counted by this document.
+     */
+    public Map<String, Map<Integer, Aggregate>> spillMinutes() {
+        changed();
+        Map<String, Map<Integer, Aggregate>> out = minutes == null ? Map.of() : minutes;
+        minutes = null;
+        return out;
     }
 
     /** Counts events that went to one of this main document's spill pages: its {@code ver} covers them too. */
@@ -213,13 +268,50 @@ public final class EntityBucket {
         return Optional.ofNullable(a).map(x -> view(EntityBucketId.parse(id), GradeId.format(rule, qualifier), x));
     }
 
-    /** Every grade this document holds, as {@link #grade} shows each: unqualified first, by name. */
+    /**
+     * The minute bucket {@code minuteIndex} (whole minutes since the epoch) of the unqualified grade {@code rule} nested
+     * in this hour document, as the read API shows one bucket; empty when this document does not hold it.
+     */
+    public Optional<BucketDocument> minute(String rule, long minuteIndex) {
+        Map<Integer, Aggregate> byMinute = minutes == null ? null : minutes.get(rule);
+        Aggregate a = byMinute == null ? null : byMinute.get(minuteOfHour(minuteIndex));
+        if (a == null || Math.floorDiv(minuteIndex, MINUTES_PER_HOUR) != EntityBucketId.parse(id).bucketIndex()) {
+            return Optional.empty();
+        }
+        return Optional.of(minuteView(rule, minuteIndex, a));
+    }
+
+    /**
+     * Every grade bucket this document holds, as {@link #grade} and {@link #minute} show each: unqualified first, by
+     * name, then qualified, then an hour's nested minutes by rule and minute.
+     */
     public List<BucketDocument> views() {
         EntityBucketId where = EntityBucketId.parse(id);
         List<BucketDocument> out = new ArrayList<>(grades.size() + qualified.size());
         grades.forEach((r, a) -> out.add(view(where, r, a)));
         qualified.forEach((r, values) -> values.forEach((q, a) -> out.add(view(where, GradeId.format(r, q), a))));
+        if (minutes != null) {
+            long first = where.bucketIndex() * MINUTES_PER_HOUR;
+            minutes.forEach((r, byMinute) -> byMinute.forEach((m, a) -> out.add(minuteView(r, first + m, a))));
+        }
         return out;
+    }
+
+    /** The minute of its hour (0-59) of minute bucket {@code minuteIndex}: the key an hour document nests it under. */
+    public static int minuteOfHour(long minuteIndex) {
+        return (int) Math.floorMod(minuteIndex, MINUTES_PER_HOUR);
+    }
+
+    /** The hour bucket holding minute bucket {@code minuteIndex}. */
+    public static long hourOf(long minuteIndex) {
+        return Math.floorDiv(minuteIndex, MINUTES_PER_HOUR);
+    }
+
+    private static final long MINUTES_PER_HOUR = 60;
+
+    private BucketDocument minuteView(String rule, long minuteIndex, Aggregate a) {
+        return BucketDocument.ofGrade(pk, rule, TimeUnit.MINUTE, minuteIndex, TimeUnit.MINUTE.bucketStart(minuteIndex).toString(),
+                a, ttl, updatedAt);
     }
 
     private BucketDocument view(EntityBucketId where, String gradeId, Aggregate a) {

@@ -46,6 +46,9 @@ public final class EntityBucketJson {
      */
     private static final ThreadLocal<Encoded> LAST = new ThreadLocal<>();
 
+    /** The keys of an hour's minutes, "0" to "59", made once. */
+    private static final String[] MINUTE_KEYS = java.util.stream.IntStream.range(0, 60).mapToObj(Integer::toString).toArray(String[]::new);
+
     private record Encoded(EntityBucket doc, int changes, byte[] bytes) {}
 
     private EntityBucketJson() {}
@@ -88,6 +91,17 @@ public final class EntityBucketJson {
             g.writeObjectFieldStart("spilled");
             for (Map.Entry<String, Integer> e : d.spilled().entrySet()) g.writeNumberField(e.getKey(), e.getValue());
             g.writeEndObject();
+            if (d.nestsMinutes()) {
+                g.writeObjectFieldStart("minutes");
+                for (Map.Entry<String, Map<Integer, Aggregate>> rule : d.minutes().entrySet()) {
+                    g.writeObjectFieldStart(rule.getKey());
+                    for (Map.Entry<Integer, Aggregate> e : rule.getValue().entrySet()) aggregate(g, MINUTE_KEYS[e.getKey()], e.getValue());
+                    g.writeEndObject();
+                }
+                g.writeEndObject();
+            } else if (!d.isPage() && TimeUnit.HOUR.code().equals(d.unit())) {
+                g.writeNullField("minutes"); // explicit: a patch of an hour whose minutes spilled clears them
+            }
             g.writeEndObject();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot encode entity bucket " + d, e);
@@ -166,6 +180,7 @@ public final class EntityBucketJson {
         Map<String, Aggregate> grades = new TreeMap<>();
         Map<String, Map<String, Aggregate>> qualified = new TreeMap<>();
         Map<String, Integer> spilled = new TreeMap<>();
+        Map<String, Map<Integer, Aggregate>> minutes = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             JsonToken t = p.nextToken();
@@ -212,11 +227,28 @@ public final class EntityBucketJson {
                         spilled.put(r, p.getIntValue());
                     }
                 }
+                case "minutes" -> {
+                    if (t == JsonToken.VALUE_NULL) {
+                        minutes = null;
+                        continue;
+                    }
+                    if (t != JsonToken.START_OBJECT) return null;
+                    minutes = new TreeMap<>();
+                    Map<String, Aggregate> byKey = new TreeMap<>();
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String r = p.currentName();
+                        byKey.clear();
+                        if (p.nextToken() != JsonToken.START_OBJECT || !grades(p, byKey)) return null;
+                        Map<Integer, Aggregate> byMinute = new TreeMap<>();
+                        for (Map.Entry<String, Aggregate> e : byKey.entrySet()) byMinute.put(minuteKey(e.getKey()), e.getValue());
+                        minutes.put(r, byMinute);
+                    }
+                }
                 default -> p.skipChildren();
             }
         }
         if (pk == null || id == null || !hasVer) return null;
-        return new EntityBucket(pk, id, unit, bucket, rule, page, ver, ttl, updatedAt, grades, qualified, spilled);
+        return new EntityBucket(pk, id, unit, bucket, rule, page, ver, ttl, updatedAt, grades, qualified, spilled, minutes);
     }
 
     /** An object of grades in the array form, into {@code into}; false at anything else (the older form included). */
@@ -304,9 +336,32 @@ public final class EntityBucketJson {
             if (!e.getValue().canConvertToInt()) throw new IllegalArgumentException("spilled page count is not a whole number");
             spilled.put(e.getKey(), e.getValue().intValue());
         });
+        Map<String, Map<Integer, Aggregate>> minutes = null;
+        JsonNode nested = tree.get("minutes");
+        if (nested != null && !nested.isNull()) {
+            Map<String, Map<Integer, Aggregate>> byRule = new TreeMap<>();
+            fields(nested, "minutes").forEachRemaining(rule -> {
+                Map<Integer, Aggregate> byMinute = new TreeMap<>();
+                fields(rule.getValue(), rule.getKey()).forEachRemaining(e -> byMinute.put(minuteKey(e.getKey()), aggregate(e.getValue(), rule.getKey())));
+                byRule.put(rule.getKey(), byMinute);
+            });
+            minutes = byRule;
+        }
         return new EntityBucket(pk, id, text(tree, "unit"), text(tree, "bucket"), text(tree, "rule"),
                 page == null ? -1 : page.intValue(), ver.longValue(),
-                ttl == null ? null : ttl.intValue(), text(tree, "updatedAt"), grades, qualified, spilled);
+                ttl == null ? null : ttl.intValue(), text(tree, "updatedAt"), grades, qualified, spilled, minutes);
+    }
+
+    /** A nested minute's key, the minute of its hour: "0" to "59". */
+    private static int minuteKey(String key) {
+        int m;
+        try {
+            m = Integer.parseInt(key);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("a nested minute is not a minute of the hour (0-59)");
+        }
+        if (m < 0 || m > 59 || !MINUTE_KEYS[m].equals(key)) throw new IllegalArgumentException("a nested minute is not a minute of the hour (0-59)");
+        return m;
     }
 
     /**
@@ -382,7 +437,8 @@ public final class EntityBucketJson {
     private static boolean olderForm(JsonNode tree) {
         for (JsonNode a : tree.path("grades")) if (!a.isArray()) return true;
         for (JsonNode rule : tree.path("qualified")) for (JsonNode a : rule) if (!a.isArray()) return true;
-        return false;
+        // an hour of before nesting has no minutes field: written back with an explicit null
+        return !tree.has("minutes") && TimeUnit.HOUR.code().equals(text(tree, "unit")) && !tree.has("page");
     }
 
     /** The field when it is a whole number, null when absent or null; anything else is refused. */

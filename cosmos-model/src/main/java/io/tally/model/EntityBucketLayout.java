@@ -20,12 +20,24 @@ import java.nio.charset.StandardCharsets;
  * (36 rules of one entity and one qualified rule: ~10 KB); a spill page holds a 16th of one rule's values, so it
  * reaches Cosmos' 2 MB item limit at ~300,000 distinct values of one rule, one entity and one bucket. Past that the
  * service refuses the write (413), and the sink sends the update to its dead-letter topic.
+ *
+ * <p>Minutes nest in their hour. A minute bucket is new for almost every event, so a minute document per entity and
+ * minute was over half of all documents written at a rules file with minute velocity counters (51 rules: 7.25 distinct
+ * documents per event, 3.02 with minutes inside their hour; docs/benchmarks/many-rules.md). An hour document keeps its
+ * minutes' unqualified grades under {@code minutes} while it has at most {@link #MAX_INLINE_MINUTE_GRADES} of them
+ * (rule × minute); one more, and all of them move to their minute documents for the rest of that hour, where the
+ * qualified minute grades always are. The bound keeps a busy entity's hour near the size where one write of it still
+ * costs less than two smaller ones (256 grades of ~40 bytes: ~10 KB, 7-9.5 RU by the published curve, against ~10 RU
+ * for a 1 KB minute and a 1 KB hour), and by count it too depends only on the hour's final contents.
  */
 public final class EntityBucketLayout {
     /** Values of one qualified rule kept inline in the main document; one more spills the rule in that bucket. */
     public static final int MAX_INLINE_QUALIFIER_VALUES = 64;
     /** Pages a spilled rule's values are spread over. Recorded in the main document, so readers use the writer's count. */
     public static final int SPILL_PAGES = 16;
+
+    /** Unqualified minute grades (rule × minute) an hour keeps inline; one more moves them to minute documents. */
+    public static final int MAX_INLINE_MINUTE_GRADES = 256;
 
     private EntityBucketLayout() {}
 

@@ -102,6 +102,36 @@ class EntityBucketJsonTest {
     }
 
     @Test
+    void anHourNestsItsMinutesAndSaysNullOnceTheyMovedOut() {
+        EntityBucket d = EntityBucket.main("p|e", TimeUnit.HOUR, 2, "1970-01-01T02:00:00Z");
+        d.addMinute("velocity", 0, new Aggregate(new BigDecimal("99999999999999999.9999"), 2, null, null), 600);
+        EntityBucket back = read(json(d));
+        assertThat(back.nestsMinutes()).isTrue();
+        assertThat(back.minute("velocity", 120).orElseThrow()).satisfies(v -> {
+            assertThat(v.id()).isEqualTo("velocity|minute|120");
+            assertThat(v.bucket()).isEqualTo("1970-01-01T02:00:00Z");
+            assertThat(v.sum()).isEqualTo(new BigDecimal("99999999999999999.9999"));
+            assertThat(v.ttl()).isEqualTo(600);
+        });
+        assertThat(back.minute("velocity", 60)).as("a minute of another hour").isEmpty();
+        assertThat(back.views()).extracting(BucketDocument::id).containsExactly("velocity|minute|120");
+        assertThat(EntityBucketJson.decode(json(d).getBytes(StandardCharsets.UTF_8)).minutes()).isEqualTo(back.minutes());
+
+        d.spillMinutes();
+        assertThat(json(d)).endsWith("\"spilled\":{},\"minutes\":null}");
+        assertThat(read(json(d)).nestsMinutes()).isFalse();
+        assertThat(EntityBucketJson.decode(json(d).getBytes(StandardCharsets.UTF_8)).nestsMinutes()).isFalse();
+        EntityBucket older = read("{\"pk\":\"p|e\",\"id\":\"hour|2\",\"unit\":\"hour\",\"ver\":1,\"grades\":{\"a\":[1]}}");
+        assertThat(older.nestsMinutes()).as("an hour written before minutes nested").isFalse();
+        assertThat(EntityBucketJson.tree(older).has("minutes")).as("written back with an explicit null").isTrue();
+        assertThat(EntityBucket.main("p|e", TimeUnit.DAY, 0, "x").nestsMinutes()).isFalse();
+        assertThatThrownBy(() -> read("{\"pk\":\"p\",\"id\":\"hour|1\",\"ver\":1,\"minutes\":{\"a\":{\"60\":[1]}}}"))
+                .hasMessageContaining("minute of the hour");
+        assertThatThrownBy(() -> EntityBucketJson.decode("{\"pk\":\"p\",\"id\":\"hour|1\",\"ver\":1,\"minutes\":{\"a\":{\"07\":[1]}}}"
+                .getBytes(StandardCharsets.UTF_8))).hasMessageContaining("minute of the hour");
+    }
+
+    @Test
     void aGradeIsStoredAsCountThenExactDecimalStringsInPlainNotation() {
         EntityBucket d = EntityBucket.main("p|e", TimeUnit.HOUR, 1, "1970-01-01T01:00:00Z");
         d.addGrade("all", spend("120.5000", 3, "10.5000", "80.0000"), 60);
@@ -109,10 +139,13 @@ class EntityBucketJsonTest {
         d.addGrade("sum-only", new Aggregate(new BigDecimal("5E+1"), 1, null, null), 60);
         d.addGrade("max-only", new Aggregate(null, 2, null, new BigDecimal("-0.0001")), 60);
         d.addQualified("per-sku", "s/1", new Aggregate(new BigDecimal("123456789012345678.99"), 7, null, null), 60);
-        assertThat(json(d)).isEqualTo("{\"pk\":\"p|e\",\"id\":\"hour|1\",\"unit\":\"hour\",\"bucket\":\"1970-01-01T01:00:00Z\",\"ver\":17,"
+        d.addMinute("all", 59, spend("1.5", 1, "1.5", "1.5"), 60);
+        d.addMinute("all", 7, spend("2", 1, "2", "2"), 60);
+        assertThat(json(d)).isEqualTo("{\"pk\":\"p|e\",\"id\":\"hour|1\",\"unit\":\"hour\",\"bucket\":\"1970-01-01T01:00:00Z\",\"ver\":19,"
                 + "\"ttl\":60,\"grades\":{\"all\":[3,\"120.5000\",\"10.5000\",\"80.0000\"],\"count-only\":[4],"
                 + "\"max-only\":[2,null,null,\"-0.0001\"],\"sum-only\":[1,\"50\"]},"
-                + "\"qualified\":{\"per-sku\":{\"s/1\":[7,\"123456789012345678.99\"]}},\"spilled\":{}}");
+                + "\"qualified\":{\"per-sku\":{\"s/1\":[7,\"123456789012345678.99\"]}},\"spilled\":{},"
+                + "\"minutes\":{\"all\":{\"7\":[1,\"2\",\"2\",\"2\"],\"59\":[1,\"1.5\",\"1.5\",\"1.5\"]}}}");
         // 20 significant digits: no double holds them, the string does.
         assertThat(read(json(d)).qualified().get("per-sku").get("s/1").sum()).isEqualTo(new BigDecimal("123456789012345678.99"));
     }

@@ -10,6 +10,7 @@ import io.tally.ingest.topology.FanOut;
 import io.tally.model.BucketKey;
 import io.tally.model.EntityBucket;
 import io.tally.model.EntityBucketId;
+import io.tally.model.TimeUnit;
 import io.tally.rules.source.SourceEvent;
 import java.time.Duration;
 import java.time.Instant;
@@ -87,11 +88,13 @@ final class ReplayAggregator {
         }
         for (EntityDeltas bundle : fanOut.deltas(event, record.timestamp())) {
             for (EntityDeltas.Delta d : bundle.deltas()) {
-                if (!range.containsBucket(d.unit(), d.bucketIndex())) {
-                    straddling.add(BucketKey.updateKey(bundle.pk(), EntityBucketId.main(d.unit(), d.bucketIndex())));
+                TimeUnit unit = EntityBucketMath.documentUnit(d);
+                long index = EntityBucketMath.documentIndex(d);
+                if (!range.containsBucket(unit, index)) {
+                    straddling.add(BucketKey.updateKey(bundle.pk(), EntityBucketId.main(unit, index)));
                     continue;
                 }
-                EntityBucketMath.apply(documents, bundle.pk(), d, starts);
+                EntityBucketMath.apply(documents, bundle.pk(), d, starts, fanOut::ttlSeconds);
             }
         }
     }

@@ -29,7 +29,8 @@ record RuleSelection(Set<String> names) {
     /** Whether the document holds a grade of a selected rule, inline or spilled. */
     boolean selectsAny(EntityBucket d) {
         for (String rule : names) {
-            if (d.grades().containsKey(rule) || d.qualified().containsKey(rule) || d.spilled().containsKey(rule)) return true;
+            if (d.grades().containsKey(rule) || d.qualified().containsKey(rule) || d.spilled().containsKey(rule)
+                    || d.minutes().containsKey(rule)) return true;
         }
         return false;
     }

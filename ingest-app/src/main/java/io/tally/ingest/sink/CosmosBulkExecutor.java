@@ -14,6 +14,7 @@ import com.azure.cosmos.models.CosmosBulkPatchItemRequestOptions;
 import com.azure.cosmos.models.CosmosItemOperation;
 import com.azure.cosmos.models.CosmosPatchOperations;
 import com.azure.cosmos.models.PartitionKey;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tally.cosmos.CosmosClients;
 import io.tally.cosmos.CosmosSettings;
@@ -112,13 +113,16 @@ public final class CosmosBulkExecutor implements BulkExecutor {
             return CosmosBulkOperations.getCreateItemOperation(json, pk, NO_CONTENT, w);
         }
         // One conditional operation replaces every value of the document: each grade map is set whole (one patch
-        // operation each, whatever the number of grades; the service allows 10). unit, bucket, rule and page follow
+        // operation each, whatever the number of grades: at most 7 of the 10 the service allows). unit, bucket, rule and page follow
         // from the id and never change; pk and id cannot be patched.
         CosmosPatchOperations patch = CosmosPatchOperations.create()
                 .set("/grades", json.get("grades"))
                 .set("/qualified", json.get("qualified"))
                 .set("/spilled", json.get("spilled"))
                 .set("/ver", d.ver());
+        // an hour's nested minutes, or its null once they moved to minute documents (EntityBucketLayout)
+        JsonNode minutes = json.get("minutes");
+        if (minutes != null) patch.set("/minutes", minutes);
         if (d.updatedAt() != null) patch.set("/updatedAt", d.updatedAt());
         if (d.ttl() != null) patch.set("/ttl", d.ttl());
         CosmosBulkPatchItemRequestOptions options = new CosmosBulkPatchItemRequestOptions()

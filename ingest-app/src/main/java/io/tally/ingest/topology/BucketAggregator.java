@@ -40,6 +40,7 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
     private final String storeName;
     private final String commitHookStore;
     private final BucketStarts starts = new BucketStarts();
+    private final EntityBucketMath.RuleTtls ttls;
     /** Documents changed since the last write, in the order first changed; one lookup per delta, updated in place. */
     private final Map<String, Changed> changed = new LinkedHashMap<>();
     private ProcessorContext<String, EntityBucket> context;
@@ -60,7 +61,8 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
         }
     }
 
-    BucketAggregator(String storeName, String commitHookStore) {
+    BucketAggregator(String storeName, String commitHookStore, EntityBucketMath.RuleTtls ttls) {
+        this.ttls = ttls;
         this.storeName = storeName;
         this.commitHookStore = commitHookStore;
     }
@@ -82,7 +84,7 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
     public void process(Record<String, EntityDeltas> record) {
         EntityDeltas bundle = record.value();
         recordTimestamp = record.timestamp();
-        for (EntityDeltas.Delta d : bundle.deltas()) EntityBucketMath.apply(this, bundle.pk(), d, starts);
+        for (EntityDeltas.Delta d : bundle.deltas()) EntityBucketMath.apply(this, bundle.pk(), d, starts, ttls);
         if (!holdUntilCommit || changed.size() >= MAX_CHANGED) writeChanged();
     }
 

@@ -5,6 +5,7 @@ import io.tally.model.BucketKey;
 import io.tally.model.EntityBucket;
 import io.tally.model.EntityBucketId;
 import io.tally.model.EntityBucketLayout;
+import io.tally.model.TimeUnit;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
@@ -26,8 +27,21 @@ public final class EntityBucketMath {
         EntityBucket changing(String key, Supplier<EntityBucket> create);
     }
 
-    /** Applies {@code d}, a delta of the entity {@code pk}, to the documents it belongs in. */
-    public static void apply(Documents docs, String pk, EntityDeltas.Delta d, BucketStarts starts) {
+    /** A rule's retention in seconds (a delta's {@code ttlSeconds}), or -1 for a rule the deployment no longer has. */
+    @FunctionalInterface
+    public interface RuleTtls {
+        int ttlSeconds(String rule);
+    }
+
+    /**
+     * Applies {@code d}, a delta of the entity {@code pk}, to the documents it belongs in. {@code ttls} gives the
+     * retention of the other rules a delta may move with it (an hour's minutes, when they spill).
+     */
+    public static void apply(Documents docs, String pk, EntityDeltas.Delta d, BucketStarts starts, RuleTtls ttls) {
+        if (d.unit() == TimeUnit.MINUTE && d.qualifier() == null) {
+            minute(docs, pk, d, starts, ttls);
+            return;
+        }
         String start = starts.isoStart(d.unit(), d.bucketIndex());
         EntityBucket main = docs.changing(BucketKey.updateKey(pk, EntityBucketId.main(d.unit(), d.bucketIndex())),
                 () -> EntityBucket.main(pk, d.unit(), d.bucketIndex(), start));
@@ -50,6 +64,51 @@ public final class EntityBucketMath {
                     .computeIfAbsent(EntityBucketLayout.pageOf(q, EntityBucketLayout.SPILL_PAGES), p -> new TreeMap<>()).put(q, a));
             byPage.forEach((p, values) -> page(docs, pk, d, start, p).addSpilled(values, d.ttlSeconds()));
         }
+    }
+
+    /**
+     * The unit and bucket of the main document {@code d} lands in: its own, but an hour for an unqualified minute
+     * grade (a replay writes only documents whose whole bucket lies in its range).
+     */
+    public static TimeUnit documentUnit(EntityDeltas.Delta d) {
+        return d.unit() == TimeUnit.MINUTE && d.qualifier() == null ? TimeUnit.HOUR : d.unit();
+    }
+
+    /** The bucket index of the main document {@code d} lands in ({@link #documentUnit}). */
+    public static long documentIndex(EntityDeltas.Delta d) {
+        return d.unit() == TimeUnit.MINUTE && d.qualifier() == null ? EntityBucket.hourOf(d.bucketIndex()) : d.bucketIndex();
+    }
+
+    /**
+     * An unqualified minute grade: into its hour while the hour nests its minutes, moving them all to their minute
+     * documents past {@link EntityBucketLayout#MAX_INLINE_MINUTE_GRADES}; the hour's {@code ver} counts it either way.
+     */
+    private static void minute(Documents docs, String pk, EntityDeltas.Delta d, BucketStarts starts, RuleTtls ttls) {
+        long hourIndex = EntityBucket.hourOf(d.bucketIndex());
+        EntityBucket hour = docs.changing(BucketKey.updateKey(pk, EntityBucketId.main(TimeUnit.HOUR, hourIndex)),
+                () -> EntityBucket.main(pk, TimeUnit.HOUR, hourIndex, starts.isoStart(TimeUnit.HOUR, hourIndex)));
+        if (!hour.nestsMinutes()) {
+            hour.countSpilled(d.count(), d.ttlSeconds());
+            minuteDocument(docs, pk, d.bucketIndex(), starts).addGrade(d.rule(), d.aggregate(), d.ttlSeconds());
+            return;
+        }
+        hour.addMinute(d.rule(), EntityBucket.minuteOfHour(d.bucketIndex()), d.aggregate(), d.ttlSeconds());
+        if (hour.minuteGrades() > EntityBucketLayout.MAX_INLINE_MINUTE_GRADES) {
+            long first = hourIndex * 60;
+            int hourTtl = hour.ttl();
+            hour.spillMinutes().forEach((rule, byMinute) -> {
+                // each rule's own retention, not the delta's: the minute documents end with the same ttl whichever
+                // delta tipped the hour over (a rule gone from the file keeps the hour's, which covers it)
+                int known = rule.equals(d.rule()) ? d.ttlSeconds() : ttls.ttlSeconds(rule);
+                int ttl = known >= 0 ? known : hourTtl;
+                byMinute.forEach((m, a) -> minuteDocument(docs, pk, first + m, starts).addGrade(rule, a, ttl));
+            });
+        }
+    }
+
+    private static EntityBucket minuteDocument(Documents docs, String pk, long minuteIndex, BucketStarts starts) {
+        return docs.changing(BucketKey.updateKey(pk, EntityBucketId.main(TimeUnit.MINUTE, minuteIndex)),
+                () -> EntityBucket.main(pk, TimeUnit.MINUTE, minuteIndex, starts.isoStart(TimeUnit.MINUTE, minuteIndex)));
     }
 
     private static EntityBucket page(Documents docs, String pk, EntityDeltas.Delta d, String start, int page) {

@@ -37,6 +37,12 @@ public final class FanOut {
     }
 
     /** The event's deltas grouped by pk, in rule order. */
+    /** The retention in seconds of rule {@code name}, -1 when this fan-out has no such rule. */
+    public int ttlSeconds(String name) {
+        for (CompiledRule r : rules) if (r.rule.name().equals(name)) return r.ttlSeconds;
+        return -1;
+    }
+
     public List<EntityDeltas> deltas(SourceEvent event, long recordTimestampMs) {
         long timeMs = event.eventTimeMs();
         String domain = event.domain();

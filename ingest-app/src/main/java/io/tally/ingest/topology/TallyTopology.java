@@ -85,6 +85,7 @@ public final class TallyTopology {
         builder.addStateStore(Stores.timestampedKeyValueStoreBuilder(Stores.persistentTimestampedKeyValueStore(BUCKET_STORE),
                 Serdes.String(), EntityBucketSerde.serde()).withCachingDisabled());
 
+        EntityBucketMath.RuleTtls ttls = name -> rules.rule(name).map(io.tally.rules.GradeRule::ttlSeconds).orElse(-1);
         KStream<byte[], Decoded> decoded = input(builder, sources)
                 .process(() -> new DecodeProcessor(intake), Named.as(DECODE));
 
@@ -98,7 +99,7 @@ public final class TallyTopology {
                 .process(() -> new FanOutProcessor(new FanOut(rules, fields), FAN_OUT_COMMIT_HOOK), Named.as(FAN_OUT), FAN_OUT_COMMIT_HOOK)
                 .repartition(Repartitioned.<String, EntityDeltas>as(REPARTITION)
                         .withKeySerde(Serdes.String()).withValueSerde(EntityDeltasSerde.serde()).withStreamPartitioner(byPartitionKey.forDeltas()))
-                .process(() -> new BucketAggregator(BUCKET_STORE, AGGREGATE_COMMIT_HOOK), Named.as(AGGREGATE), BUCKET_STORE, AGGREGATE_COMMIT_HOOK)
+                .process(() -> new BucketAggregator(BUCKET_STORE, AGGREGATE_COMMIT_HOOK, ttls), Named.as(AGGREGATE), BUCKET_STORE, AGGREGATE_COMMIT_HOOK)
                 .to(topics.bucketUpdates(), Produced.with(Serdes.String(), EntityBucketSerde.serde())
                         .withStreamPartitioner(byPartitionKey).withName(SINK));
     }

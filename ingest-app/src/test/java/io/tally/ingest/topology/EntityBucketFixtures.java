@@ -7,6 +7,7 @@ import io.tally.model.BucketDocument;
 import io.tally.model.BucketKey;
 import io.tally.model.EntityBucket;
 import io.tally.model.EntityBucketId;
+import io.tally.model.TimeUnit;
 import io.tally.model.EntityBucketJson;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
@@ -22,6 +23,9 @@ public final class EntityBucketFixtures {
     public static EntityBucketMath.Documents in(Map<String, EntityBucket> docs) {
         return (key, create) -> docs.computeIfAbsent(key, k -> create.get());
     }
+
+    /** Retentions of the rules the tests' deltas use: {@code spend*} 35 days, any other rule one hour. */
+    public static final EntityBucketMath.RuleTtls TTLS = rule -> rule.startsWith("spend") ? 3_024_000 : 3_600;
 
     /**
      * Each document's JSON by key {@code pk|id}, every one stamped with the same {@code updatedAt} first (the one field
@@ -59,9 +63,22 @@ public final class EntityBucketFixtures {
             EntityBucketId id = EntityBucketId.parse(d.id());
             eventsByMain.merge(BucketKey.updateKey(d.pk(), EntityBucketId.main(id.unit(), id.bucketIndex())), events, Long::sum);
             if (d.isPage()) assertThat(d.ver()).as("ver of page %s", d).isEqualTo(events);
+            if (!d.isPage() && id.unit() == TimeUnit.MINUTE) { // an hour whose minutes spilled counts them too
+                long spilled = d.grades().values().stream().mapToLong(Aggregate::count).sum();
+                eventsByMain.merge(BucketKey.updateKey(d.pk(), EntityBucketId.main(TimeUnit.HOUR, EntityBucket.hourOf(id.bucketIndex()))),
+                        spilled, Long::sum);
+            }
         }
         for (EntityBucket d : docs) {
             if (!d.isPage()) assertThat(d.ver()).as("ver of %s", d).isEqualTo(eventsByMain.get(BucketKey.updateKey(d.pk(), d.id())));
+        }
+        for (EntityBucket d : docs) {
+            if (d.unit().equals("hour") && !d.isPage()) {
+                assertThat(d.nestsMinutes()).as("%s nests its minutes unless past the bound", d)
+                        .isEqualTo(docs.stream().noneMatch(m -> !m.isPage() && m.unit().equals("minute") && m.pk().equals(d.pk())
+                                && EntityBucket.hourOf(EntityBucketId.parse(m.id()).bucketIndex()) == EntityBucketId.parse(d.id()).bucketIndex()
+                                && !m.grades().isEmpty()));
+            }
         }
     }
 }

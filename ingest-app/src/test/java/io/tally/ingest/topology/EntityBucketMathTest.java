@@ -60,7 +60,7 @@ class EntityBucketMathTest {
 
     private static Map<String, EntityBucket> apply(Collection<EntityDeltas.Delta> deltas) {
         Map<String, EntityBucket> docs = new TreeMap<>();
-        for (EntityDeltas.Delta d : deltas) EntityBucketMath.apply(EntityBucketFixtures.in(docs), PK, d, STARTS);
+        for (EntityDeltas.Delta d : deltas) EntityBucketMath.apply(EntityBucketFixtures.in(docs), PK, d, STARTS, EntityBucketFixtures.TTLS);
         return docs;
     }
 
@@ -121,6 +121,83 @@ class EntityBucketMathTest {
             assertThat(page.ttl()).isEqualTo(3_024_000);
         });
         assertThat(main(docs, TimeUnit.DAY, DAY).ttl()).as("the longest retention of its grades").isEqualTo(3_024_000);
+    }
+
+    /**
+     * Minute deltas of one entity over two hours: {@code spend} (35 days) and {@code orders} (one hour) in every minute
+     * of the first hour, 2 x 60 = 120 grades, and of the second hour, plus {@code spend-velocity} and {@code declines} in
+     * its minutes: 4 x 60 = 240, then more in 20 minutes to pass the bound. A qualified minute rule stays in its minute
+     * documents.
+     */
+    private static List<EntityDeltas.Delta> minuteDeltas() {
+        Random rnd = new Random(7);
+        List<EntityDeltas.Delta> out = new ArrayList<>();
+        long first = HOUR * 60;
+        for (int i = 0; i < 600; i++) {
+            BigDecimal a = amount(rnd);
+            long m = first + rnd.nextInt(60);
+            out.add(EntityDeltas.Delta.of("spend", null, TimeUnit.MINUTE, m, SPEND, 3_024_000, a));
+            out.add(EntityDeltas.Delta.of("orders", null, TimeUnit.MINUTE, m, EntityDeltas.VALUE_ONE, 3_600, a));
+            out.add(EntityDeltas.Delta.of("spend", null, TimeUnit.HOUR, HOUR, SPEND, 3_024_000, a));
+            long n = first + 60 + (i < 240 ? i % 60 : rnd.nextInt(60));
+            out.add(EntityDeltas.Delta.of("spend", null, TimeUnit.MINUTE, n, SPEND, 3_024_000, a));
+            out.add(EntityDeltas.Delta.of("orders", null, TimeUnit.MINUTE, n, EntityDeltas.VALUE_ONE, 3_600, a));
+            out.add(EntityDeltas.Delta.of("spend-velocity", null, TimeUnit.MINUTE, n, EntityDeltas.SUM, 3_024_000, a));
+            out.add(EntityDeltas.Delta.of(i < 300 ? "declines" : "orders-late", null, TimeUnit.MINUTE, n, EntityDeltas.VALUE_ONE, 3_600, a));
+            out.add(EntityDeltas.Delta.of("orders-per-sku", "sku-" + rnd.nextInt(5), TimeUnit.MINUTE, n, EntityDeltas.VALUE_ONE, 3_600, a));
+        }
+        return out;
+    }
+
+    @Test
+    void minutesNestInTheirHourUntilTheBoundThenMoveToMinuteDocumentsWhicheverTheOrderOrCombination() {
+        List<EntityDeltas.Delta> deltas = minuteDeltas();
+        Map<String, EntityBucket> docs = apply(deltas);
+        EntityBucket quiet = main(docs, TimeUnit.HOUR, HOUR);
+        EntityBucket busy = main(docs, TimeUnit.HOUR, HOUR + 1);
+        assertThat(quiet.nestsMinutes()).isTrue();
+        assertThat(quiet.minuteGrades()).isEqualTo(120).isLessThanOrEqualTo(EntityBucketLayout.MAX_INLINE_MINUTE_GRADES);
+        assertThat(docs.values()).as("no minute document of the quiet hour")
+                .noneMatch(d -> d.unit().equals("minute") && EntityBucket.hourOf(EntityBucketId.parse(d.id()).bucketIndex()) == HOUR);
+        assertThat(busy.nestsMinutes()).as("past %d minute grades", EntityBucketLayout.MAX_INLINE_MINUTE_GRADES).isFalse();
+        EntityBucket minute = main(docs, TimeUnit.MINUTE, (HOUR + 1) * 60 + 3);
+        assertThat(minute.grades()).containsOnlyKeys("spend", "orders", "spend-velocity", "declines", "orders-late");
+        assertThat(minute.ttl()).as("the longest retention of what it holds").isEqualTo(3_024_000);
+        assertThat(new String(EntityBucketJson.write(busy), java.nio.charset.StandardCharsets.UTF_8)).contains("\"minutes\":null");
+        assertThat(EntityBucketFixtures.views(docs.values())).isEqualTo(expected(PK, deltas));
+        EntityBucketFixtures.assertVersCountEvents(docs.values());
+
+        Map<String, String> json = EntityBucketFixtures.json(docs.values());
+        for (int seed = 0; seed < 10; seed++) {
+            Random rnd = new Random(seed);
+            List<EntityDeltas.Delta> shuffled = new ArrayList<>(deltas);
+            Collections.shuffle(shuffled, rnd);
+            // and combined at random points, as stage 3 combines a commit interval's deltas of one grade bucket
+            Map<String, EntityDeltas.Delta> pending = new java.util.LinkedHashMap<>();
+            Map<String, EntityBucket> again = new TreeMap<>();
+            for (int i = 0; i < shuffled.size(); i++) {
+                EntityDeltas.Delta d = shuffled.get(i);
+                pending.merge(BucketId.format(d.grade(), d.unit(), d.bucketIndex()), d, EntityDeltas.Delta::plus);
+                if (rnd.nextInt(50) == 0 || i == shuffled.size() - 1) {
+                    pending.values().forEach(p -> EntityBucketMath.apply(EntityBucketFixtures.in(again), PK, p, STARTS, EntityBucketFixtures.TTLS));
+                    pending.clear();
+                }
+            }
+            assertThat(EntityBucketFixtures.json(again.values())).as("order %d", seed).isEqualTo(json);
+        }
+    }
+
+    @Test
+    void anHourOfBeforeNestingKeepsItsMinutesInMinuteDocuments() {
+        Map<String, EntityBucket> docs = new TreeMap<>();
+        EntityBucket legacy = EntityBucketJson.read(("{\"pk\":\"" + PK + "\",\"id\":\"hour|" + HOUR + "\",\"unit\":\"hour\","
+                + "\"bucket\":\"x\",\"ver\":1,\"ttl\":60,\"grades\":{\"spend\":[1,\"1\"]}}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        docs.put(BucketKey.updateKey(PK, legacy.id()), legacy);
+        EntityBucketMath.apply(EntityBucketFixtures.in(docs), PK,
+                EntityDeltas.Delta.of("orders", null, TimeUnit.MINUTE, HOUR * 60 + 5, EntityDeltas.VALUE_ONE, 3_600, BigDecimal.ONE), STARTS, EntityBucketFixtures.TTLS);
+        assertThat(legacy.nestsMinutes()).isFalse();
+        assertThat(legacy.ver()).isEqualTo(2);
+        assertThat(main(docs, TimeUnit.MINUTE, HOUR * 60 + 5).grades()).containsOnlyKeys("orders");
     }
 
     @Test

@@ -79,11 +79,11 @@ class PendingDeltasTest {
         for (int i = 0; i < 5_000; i++) {
             EntityDeltas e = event("d|" + random.nextInt(20), random.nextInt(100_000) + "." + random.nextInt(100), 100 + random.nextInt(48),
                     "sku-" + random.nextInt(150));
-            for (EntityDeltas.Delta d : e.deltas()) EntityBucketMath.apply(EntityBucketFixtures.in(oneByOne), e.pk(), d, starts);
+            for (EntityDeltas.Delta d : e.deltas()) EntityBucketMath.apply(EntityBucketFixtures.in(oneByOne), e.pk(), d, starts, EntityBucketFixtures.TTLS);
             pending.add(e, i);
             if (random.nextInt(200) == 0 || i == 4_999) { // commits at random points
                 for (EntityDeltas bundle : pending.drain()) {
-                    for (EntityDeltas.Delta d : bundle.deltas()) EntityBucketMath.apply(EntityBucketFixtures.in(combined), bundle.pk(), d, starts);
+                    for (EntityDeltas.Delta d : bundle.deltas()) EntityBucketMath.apply(EntityBucketFixtures.in(combined), bundle.pk(), d, starts, EntityBucketFixtures.TTLS);
                 }
             }
         }

@@ -32,6 +32,8 @@ public final class EntityBuckets {
         Map<String, EntityBucket> docs = new LinkedHashMap<>();
         Map<String, String> stamps = new LinkedHashMap<>();
         BucketStarts starts = new BucketStarts();
+        Map<String, Integer> ttls = new LinkedHashMap<>();
+        for (BucketDocument g : grades) if (g.ttl() != null) ttls.merge(GradeId.parse(BucketId.parse(g.id()).grade()).rule(), g.ttl(), Math::max);
         for (BucketDocument g : grades) {
             if (g.ttl() == null) throw new IllegalArgumentException("grade bucket " + g.pk() + "|" + g.id() + " has no ttl");
             BucketId id = BucketId.parse(g.id());
@@ -43,7 +45,7 @@ public final class EntityBuckets {
             EntityBucketMath.apply((key, create) -> {
                 if (g.updatedAt() != null) stamps.merge(key, g.updatedAt(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
                 return docs.computeIfAbsent(key, k -> create.get());
-            }, g.pk(), delta, starts);
+            }, g.pk(), delta, starts, rule -> ttls.getOrDefault(rule, -1));
         }
         stamps.forEach((key, time) -> docs.get(key).stamp(time));
         return new ArrayList<>(docs.values());
