@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.tally.loadgen.rules.Rule;
 import io.tally.loadgen.truth.BucketValue;
 import io.tally.loadgen.truth.GroundTruth;
@@ -56,7 +57,9 @@ public final class GroundTruthJudge {
         /** Of a spill page: the page number its id names. */
         PAGE("page"),
         /** Of a grade bucket: the one document the layout puts it in (a grade bucket found twice counts twice). */
-        DOCUMENT("document");
+        DOCUMENT("document"),
+        /** Of an hour document: its nested minute grades, an object (rule, then minute of the hour "0" to "59") or null. */
+        MINUTES("minutes");
 
         private final String json;
 
@@ -78,6 +81,11 @@ public final class GroundTruthJudge {
     private final Map<String, BucketDocument> expected;
     /** Rule name -> its retention in seconds (null: none), over every expected bucket, also ones a selection left out. */
     private final Map<String, Integer> ruleTtl;
+    /**
+     * Hours ({@code pk|hour|hourIndex}) whose expected unqualified minute grades are more than an hour keeps inline: those
+     * live in their minute documents. Every other hour nests its minutes.
+     */
+    private final Set<String> minutesMovedOut;
     private final String source;
     private final Predicate<String> extraIgnored;
     private final String extraIgnoredWhy;
@@ -88,6 +96,7 @@ public final class GroundTruthJudge {
                              Predicate<String> extraIgnored, String extraIgnoredWhy, int readAttempts, Duration firstBackoff) {
         this.expected = expected;
         this.ruleTtl = ruleTtl;
+        this.minutesMovedOut = minutesMovedOut(expected.values());
         this.source = source;
         this.extraIgnored = extraIgnored;
         this.extraIgnoredWhy = extraIgnoredWhy;
@@ -160,6 +169,43 @@ public final class GroundTruthJudge {
         };
     }
 
+    /**
+     * The hours past {@link EntityBucketLayout#MAX_INLINE_MINUTE_GRADES} unqualified minute grades (rule x minute) by the
+     * expected grade buckets: the layout decides by an hour's final contents, which is what they are.
+     */
+    private static Set<String> minutesMovedOut(Collection<BucketDocument> expected) {
+        Map<String, Integer> perHour = new TreeMap<>();
+        for (BucketDocument d : expected) {
+            if (!"minute".equals(d.unit()) || d.grade().indexOf(':') >= 0) continue;
+            Long index = index(d.id().substring(d.id().lastIndexOf('|') + 1));
+            if (index != null) perHour.merge(hourKey(d.pk(), index), 1, Integer::sum);
+        }
+        Set<String> out = new TreeSet<>();
+        perHour.forEach((hour, n) -> {
+            if (n > EntityBucketLayout.MAX_INLINE_MINUTE_GRADES) out.add(hour);
+        });
+        return Collections.unmodifiableSet(out);
+    }
+
+    /** The hour document ({@code pk|hour|hourIndex}) holding minute {@code minuteIndex}'s unqualified grades, or counting them. */
+    private static String hourKey(String pk, long minuteIndex) {
+        return pk + "|hour|" + Math.floorDiv(minuteIndex, 60);
+    }
+
+    /** Where the layout puts the unqualified grades of minute {@code minuteIndex}: its hour, or its own minute document. */
+    private String minuteHome(String pk, long minuteIndex) {
+        String hour = hourKey(pk, minuteIndex);
+        return minutesMovedOut.contains(hour) ? pk + "|minute|" + minuteIndex : hour;
+    }
+
+    private static Long index(String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
     // --- options --------------------------------------------------------------------------------
 
     /**
@@ -205,8 +251,11 @@ public final class GroundTruthJudge {
      * the expected grade buckets. Each stored document is taken apart into the grade buckets it holds, as the read
      * API shows them ({@code ver} = the grade's count), by reading its JSON here rather than through the document
      * model's classes, so a bug shared with the pipeline cannot hide. Beside every grade bucket's fields it checks
-     * where each one lives (inline, or on the spill page its qualifier value hashes to once the rule spilled, and
-     * only once) and each document's own {@code ver} and {@code ttl}.
+     * where each one lives (inline, or on the spill page its qualifier value hashes to once the rule spilled; an
+     * unqualified minute grade nested in its hour, or in its minute document once the hour's expected minute grades
+     * pass {@link EntityBucketLayout#MAX_INLINE_MINUTE_GRADES}; and only once) and each document's own {@code ver} and
+     * {@code ttl}. An hour's {@code ver} and {@code ttl} cover its minutes' unqualified grades wherever they are stored:
+     * it counts every event applied to its entity bucket, and a misplaced grade is one difference (its document), not two.
      */
     public Verdict judge(Collection<JsonNode> stored) {
         Map<String, JsonNode> mains = new TreeMap<>();
@@ -228,18 +277,35 @@ public final class GroundTruthJudge {
         List<Difference> differences = new ArrayList<>();
         Set<String> entityBuckets = new TreeSet<>(mains.keySet());
         entityBuckets.addAll(pagesByMain.keySet());
+        Map<String, Held> mainsHold = new TreeMap<>();
+        Map<String, Held> inMinuteDocuments = new TreeMap<>(); // hour key -> its minutes' unqualified grades stored outside it
         for (String bucketKey : entityBuckets) {
             JsonNode main = mains.get(bucketKey);
             List<JsonNode> pages = pagesByMain.getOrDefault(bucketKey, List.of());
             JsonNode spilled = main == null ? MissingNode.getInstance() : main.path("spilled");
-            long mainCount = 0;
-            if (main != null) mainCount += explode(bucketKey, main, spilled, views, differences);
+            Held held = new Held();
+            if (main != null) held.add(explode(bucketKey, main, spilled, views, inMinuteDocuments, differences));
             for (JsonNode page : pages) {
-                long pageCount = explode(bucketKey, page, spilled, views, differences);
-                if (spilled.has(page.path("id").asText().split("\\|", -1)[2])) mainCount += pageCount;
+                Held onPage = explode(bucketKey, page, spilled, views, inMinuteDocuments, differences);
+                if (spilled.has(page.path("id").asText().split("\\|", -1)[2])) held.count += onPage.count;
             }
-            if (main != null) number(bucketKey, Field.VER, BigDecimal.valueOf(mainCount), main, differences);
+            if (main == null) continue;
+            fields(spilled).forEach(s -> held.rules.add(s.getKey())); // the main document must outlive its pages
+            mainsHold.put(bucketKey, held);
         }
+        inMinuteDocuments.forEach((hour, minutes) -> {
+            Held held = mainsHold.get(hour);
+            if (held != null) {
+                held.add(minutes);
+            } else {
+                // the first minute grade creates its hour, which keeps counting the minutes it moved out
+                differences.add(new Difference(hour, Field.VER, String.valueOf(minutes.count), "absent"));
+            }
+        });
+        mainsHold.forEach((key, held) -> {
+            number(key, Field.VER, BigDecimal.valueOf(held.count), mains.get(key), differences);
+            ttl(key, held.rules, mains.get(key), differences);
+        });
         Set<String> seen = new LinkedHashSet<>();
         for (Map.Entry<String, List<Placed>> e : views.entrySet()) {
             String key = e.getKey();
@@ -272,41 +338,116 @@ public final class GroundTruthJudge {
     /** One grade bucket found in a stored document; {@code belongs} is the document the layout puts it in. */
     private record Placed(JsonNode view, String document, String belongs) {}
 
+    /** What a main document must stand for: the sum of the counts and the rules of the grades it counts. */
+    private static final class Held {
+        long count;
+        final Set<String> rules = new TreeSet<>();
+
+        void add(Held other) {
+            count += other.count;
+            rules.addAll(other.rules);
+        }
+    }
+
+    /** A minute of its hour as a nested key: "0" to "59", no leading zero. */
+    private static final java.util.regex.Pattern MINUTE_OF_HOUR = java.util.regex.Pattern.compile("[1-5]?[0-9]");
+
     /**
      * Adds the grade buckets {@code doc} (the main document of entity bucket {@code bucketKey}, or one of its spill
-     * pages) holds to {@code views}, checks the document's {@code ttl} and a page's {@code ver}, and returns the sum
-     * of the counts it holds. {@code spilled} is the main document's list of spilled rules.
+     * pages) holds to {@code views} and returns what it holds; checks a page's {@code ver} and {@code ttl} (a main
+     * document's are checked once its pages and, for an hour, its minute documents are known). {@code spilled} is the
+     * main document's list of spilled rules. A minute document's unqualified grades are also added to
+     * {@code inMinuteDocuments} under their hour.
      */
-    private long explode(String bucketKey, JsonNode doc, JsonNode spilled, Map<String, List<Placed>> views, List<Difference> out) {
+    private Held explode(String bucketKey, JsonNode doc, JsonNode spilled, Map<String, List<Placed>> views,
+                         Map<String, Held> inMinuteDocuments, List<Difference> out) {
         String pk = doc.path("pk").asText();
         String docKey = pk + "|" + doc.path("id").asText();
         String[] id = doc.path("id").asText().split("\\|", -1);
         String at = "|" + id[0] + "|" + id[1];
         boolean page = id.length == 4;
+        Long index = index(id[1]);
+        Long minute = id[0].equals("minute") ? index : null;
+        Long hour = !page && id[0].equals("hour") ? index : null;
         if (page) {
             text(docKey, Field.RULE, id[2], doc, out);
             number(docKey, Field.PAGE, pageNumber(id[3]), doc, out);
         }
-        Set<String> rules = new TreeSet<>();
-        long count = 0;
+        Held held = new Held();
         for (Map.Entry<String, JsonNode> g : fields(doc.path("grades"))) {
-            rules.add(g.getKey());
-            count += place(views, pk + "|" + g.getKey() + at, view(g.getKey(), doc, g.getValue()), docKey, bucketKey);
+            String rule = g.getKey();
+            held.rules.add(rule);
+            String belongs = minute == null ? bucketKey : minuteHome(pk, minute);
+            ObjectNode v = view(rule, doc.get("unit"), doc.get("bucket"), g.getValue());
+            long count = place(views, pk + "|" + rule + at, v, docKey, belongs);
+            held.count += count;
+            if (minute != null && !page) {
+                Held outside = inMinuteDocuments.computeIfAbsent(hourKey(pk, minute), k -> new Held());
+                outside.count += count;
+                outside.rules.add(rule);
+            }
         }
         for (Map.Entry<String, JsonNode> rule : fields(doc.path("qualified"))) {
             String r = rule.getKey();
-            rules.add(r);
+            held.rules.add(r);
             int pages = spilled.path(r).asInt(0);
             for (Map.Entry<String, JsonNode> q : fields(rule.getValue())) {
                 String grade = r + ":" + q.getKey();
                 String belongs = pages > 0 ? bucketKey + "|" + r + "|" + EntityBucketLayout.pageOf(q.getKey(), pages) : bucketKey;
-                count += place(views, pk + "|" + grade + at, view(grade, doc, q.getValue()), docKey, belongs);
+                ObjectNode v = view(grade, doc.get("unit"), doc.get("bucket"), q.getValue());
+                held.count += place(views, pk + "|" + grade + at, v, docKey, belongs);
             }
         }
-        if (!page) fields(spilled).forEach(s -> rules.add(s.getKey())); // the main document must outlive its pages
-        if (page) number(docKey, Field.VER, BigDecimal.valueOf(count), doc, out);
-        ttl(docKey, rules, doc, out);
-        return count;
+        JsonNode minutes = doc.get("minutes");
+        if (hour != null) {
+            nested(pk, docKey, hour, doc, views, held, out);
+        } else if (minutes != null && !minutes.isNull()) {
+            out.add(new Difference(docKey, Field.MINUTES, "absent", show(minutes))); // only an hour's main document nests minutes
+        }
+        if (page) {
+            number(docKey, Field.VER, BigDecimal.valueOf(held.count), doc, out);
+            ttl(docKey, held.rules, doc, out);
+        }
+        return held;
+    }
+
+    /**
+     * The unqualified minute grades an hour's main document nests ({@code {"minutes": {rule: {"17": grade}}}}), into
+     * {@code views} as minute grade buckets and into what the hour holds. An hour holding any must name its own unit and
+     * bucket rightly: a range query finds nested minutes by their hour's.
+     */
+    private void nested(String pk, String docKey, long hour, JsonNode doc, Map<String, List<Placed>> views, Held held,
+                        List<Difference> out) {
+        JsonNode nested = doc.get("minutes");
+        if (nested == null || nested.isNull()) return;
+        if (!nested.isObject()) {
+            out.add(new Difference(docKey, Field.MINUTES, "an object or null", show(nested)));
+            return;
+        }
+        boolean any = false;
+        for (Map.Entry<String, JsonNode> rule : fields(nested)) {
+            String r = rule.getKey();
+            if (!rule.getValue().isObject()) {
+                out.add(new Difference(docKey, Field.MINUTES, r + ": an object of minutes", r + ": " + show(rule.getValue())));
+                continue;
+            }
+            held.rules.add(r);
+            for (Map.Entry<String, JsonNode> m : fields(rule.getValue())) {
+                if (!MINUTE_OF_HOUR.matcher(m.getKey()).matches()) {
+                    out.add(new Difference(docKey, Field.MINUTES, r + ": minutes 0 to 59", r + ": " + m.getKey()));
+                    continue;
+                }
+                long minute = hour * 60 + Integer.parseInt(m.getKey());
+                String bucket = bucketStart("minute", minute).toString();
+                ObjectNode v = view(r, TextNode.valueOf("minute"), TextNode.valueOf(bucket), m.getValue());
+                held.count += place(views, pk + "|" + r + "|minute|" + minute, v, docKey, minuteHome(pk, minute));
+                any = true;
+            }
+        }
+        if (any) {
+            text(docKey, Field.UNIT, "hour", doc, out);
+            text(docKey, Field.BUCKET, bucketStart("hour", hour).toString(), doc, out);
+        }
     }
 
     private static long place(Map<String, List<Placed>> views, String key, ObjectNode view, String document, String belongs) {
@@ -314,12 +455,15 @@ public final class GroundTruthJudge {
         return view.path("count").asLong();
     }
 
-    /** A grade bucket as the read API shows it: the document's unit and bucket, the grade's values, ver = its count. */
-    private static ObjectNode view(String grade, JsonNode doc, JsonNode aggregate) {
+    /**
+     * A grade bucket as the read API shows it: its document's unit and bucket (a nested minute's own), the grade's
+     * values, ver = its count.
+     */
+    private static ObjectNode view(String grade, JsonNode unit, JsonNode bucket, JsonNode aggregate) {
         ObjectNode v = JsonNodeFactory.instance.objectNode();
         v.put("grade", grade);
-        if (doc.has("unit")) v.set("unit", doc.get("unit"));
-        if (doc.has("bucket")) v.set("bucket", doc.get("bucket"));
+        if (unit != null) v.set("unit", unit);
+        if (bucket != null) v.set("bucket", bucket);
         if (aggregate.isArray()) { // [count, sum, min, max], trailing absent ones left out (docs/DESIGN.md)
             String[] fields = {"count", "sum", "min", "max"};
             for (int i = 0; i < fields.length && i < aggregate.size(); i++) {

@@ -12,8 +12,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tally.loadgen.rules.RuleSet;
 import io.tally.loadgen.truth.GroundTruth;
 import io.tally.model.BucketDocument;
+import io.tally.model.EntityBucket;
+import io.tally.model.EntityBucketJson;
 import io.tally.model.EntityBucketLayout;
 import io.tally.schemas.avro.TransactionEvent;
+import io.tally.testsupport.cosmos.EntityBuckets;
 import io.tally.testsupport.truth.GroundTruthJudge.Difference;
 import io.tally.testsupport.truth.GroundTruthJudge.Field;
 import io.tally.testsupport.truth.GroundTruthJudge.Outcome;
@@ -70,19 +73,23 @@ class GroundTruthJudgeTest {
     }
 
     private static TransactionEvent event(String id, String amount, String sku) {
-        return new TransactionEvent(id, T, "d", "c1", null, null, sku, "m", "WEB", new BigDecimal(amount), "EUR", "APPROVED", Map.of());
+        return event(id, amount, sku, T);
+    }
+
+    private static TransactionEvent event(String id, String amount, String sku, Instant time) {
+        return new TransactionEvent(id, time, "d", "c1", null, null, sku, "m", "WEB", new BigDecimal(amount), "EUR", "APPROVED", Map.of());
     }
 
     /**
      * The documents as Cosmos holds them: the fixtures spell each grade as an object of named fields (easy to change in
-     * a test), and this turns every grade into the stored {@code [count, sum, min, max]}, each decimal the string of the
+     * a test), under {@code grades}, {@code qualified} or an hour's {@code minutes}, and this turns every grade into the stored {@code [count, sum, min, max]}, each decimal the string of the
      * number written, an absent or null field a null, trailing nulls left out. Anything else stays as it is written.
      */
     private static List<JsonNode> stored(List<? extends JsonNode> docs) {
         List<JsonNode> out = new ArrayList<>();
         for (JsonNode d : docs) {
             ObjectNode copy = d.deepCopy();
-            for (String map : List.of("grades", "qualified")) {
+            for (String map : List.of("grades", "qualified", "minutes")) {
                 JsonNode grades = copy.get(map);
                 if (grades == null || !grades.isObject()) continue;
                 if (map.equals("grades")) asArrays((ObjectNode) grades);
@@ -342,6 +349,253 @@ class GroundTruthJudgeTest {
         ObjectNode page = docs.get(pageId(pageOf(sku(0))));
         page.put("rule", "spend").put("page", 99);
         assertThat(judgeHot(docs).differences()).extracting(Difference::field).containsExactly(Field.RULE, Field.PAGE);
+    }
+
+    // --- minutes nested in their hour, and an hour past the bound whose minutes live in minute documents ---
+
+    /** Five unqualified minute rules; `spend` also by the hour, `velocity` kept longest. */
+    private static final RuleSet MINUTE_RULES = RuleSet.parse("""
+            rules:
+              - name: spend
+                entity: customerId
+                value: amount
+                aggregations: [sum, count, max]
+                units: [minute, hour]
+                retention: PT48H
+              - name: velocity
+                entity: customerId
+                value: one
+                aggregations: [count]
+                units: [minute]
+                retention: P7D
+              - name: orders
+                entity: customerId
+                value: one
+                aggregations: [count]
+                units: [minute]
+                retention: PT48H
+              - name: amounts
+                entity: customerId
+                value: amount
+                aggregations: [sum, count]
+                units: [minute]
+                retention: PT48H
+              - name: peaks
+                entity: customerId
+                value: amount
+                aggregations: [count, max]
+                units: [minute]
+                retention: PT48H
+            """, "test");
+    private static final List<String> MINUTE_RULE_NAMES = List.of("spend", "velocity", "orders", "amounts", "peaks");
+    /** 10:00 (the events at 10:20 and 10:23: 10 minute grades, nested) and 11:00 (one a minute: 300, past 256). */
+    private static final long QUIET = 492_418, BUSY = 492_419;
+    private static final String QUIET_DOC = "d|c1|hour|" + QUIET, BUSY_DOC = "d|c1|hour|" + BUSY;
+    private static final int WEEK = 604_800;
+
+    private static GroundTruth minuteTruth() {
+        GroundTruth t = new GroundTruth(MINUTE_RULES, Duration.ofMinutes(5));
+        Instant quiet = Instant.ofEpochSecond(QUIET * 3_600);
+        t.onEvent(event("q1", "12.3400", "s1", quiet.plusSeconds(20 * 60)), quiet.plusSeconds(20 * 60));
+        t.onEvent(event("q2", "0.66", "s1", quiet.plusSeconds(20 * 60 + 30)), quiet.plusSeconds(20 * 60 + 30));
+        t.onEvent(event("q3", "5.00", "s1", quiet.plusSeconds(23 * 60)), quiet.plusSeconds(23 * 60));
+        for (int m = 0; m < 60; m++) {
+            Instant at = Instant.ofEpochSecond(BUSY * 3_600 + m * 60L + 7);
+            t.onEvent(event("b" + m, "1.00", "s1", at), at);
+        }
+        return t;
+    }
+
+    /** Rule {@code rule}'s grade of {@code amounts}, spelled as an object of the aggregations it keeps. */
+    private static ObjectNode minuteGrade(String rule, double... amounts) {
+        ObjectNode g = JSON.createObjectNode().put("count", amounts.length);
+        double sum = 0, max = Double.NEGATIVE_INFINITY;
+        for (double a : amounts) {
+            sum += a;
+            max = Math.max(max, a);
+        }
+        if (rule.equals("spend") || rule.equals("amounts")) g.put("sum", sum);
+        if (rule.equals("spend") || rule.equals("peaks")) g.put("max", max);
+        return g;
+    }
+
+    private static ObjectNode entityBucket(String id, String unit, Instant bucket, long ver, int ttl) {
+        ObjectNode d = JSON.createObjectNode().put("pk", "d|c1").put("id", id).put("unit", unit).put("bucket", bucket.toString())
+                .put("ver", ver).put("ttl", ttl);
+        d.putObject("grades");
+        d.putObject("qualified");
+        d.putObject("spilled");
+        return d;
+    }
+
+    private static String minuteId(long hour, int minute) {
+        return "minute|" + (hour * 60 + minute);
+    }
+
+    private static String minuteKey(String rule, long hour, int minute) {
+        return "d|c1|" + rule + "|" + minuteId(hour, minute);
+    }
+
+    /**
+     * What the pipeline writes for {@link #minuteTruth()}, by hand: the quiet hour nests its 10 minute grades (ver 3 +
+     * 15, ttl a week for `velocity`); the busy hour says {@code "minutes": null} and counts its 300 minute grades held by
+     * 60 minute documents (ver 60 + 300, ttl a week too).
+     */
+    private static Map<String, ObjectNode> minuteDocs() {
+        Map<String, ObjectNode> docs = new TreeMap<>();
+        ObjectNode quiet = entityBucket("hour|" + QUIET, "hour", Instant.ofEpochSecond(QUIET * 3_600), 3 + 15, WEEK);
+        ((ObjectNode) quiet.get("grades")).set("spend", minuteGrade("spend", 12.34, 0.66, 5.00));
+        ObjectNode nested = quiet.putObject("minutes");
+        for (String r : MINUTE_RULE_NAMES) {
+            nested.putObject(r).setAll(Map.of("20", minuteGrade(r, 12.34, 0.66), "23", minuteGrade(r, 5.00)));
+        }
+        docs.put(quiet.get("id").asText(), quiet);
+        ObjectNode busy = entityBucket("hour|" + BUSY, "hour", Instant.ofEpochSecond(BUSY * 3_600), 60 + 300, WEEK);
+        double[] ones = new double[60];
+        java.util.Arrays.fill(ones, 1.00);
+        ((ObjectNode) busy.get("grades")).set("spend", minuteGrade("spend", ones));
+        busy.putNull("minutes");
+        docs.put(busy.get("id").asText(), busy);
+        for (int m = 0; m < 60; m++) {
+            ObjectNode minute = entityBucket(minuteId(BUSY, m), "minute", Instant.ofEpochSecond((BUSY * 60 + m) * 60), 5, WEEK);
+            for (String r : MINUTE_RULE_NAMES) ((ObjectNode) minute.get("grades")).set(r, minuteGrade(r, 1.00));
+            docs.put(minute.get("id").asText(), minute);
+        }
+        return docs;
+    }
+
+    private static Verdict judgeMinutes(Map<String, ObjectNode> docs) {
+        return GroundTruthJudge.of(minuteTruth()).judge(stored(new ArrayList<>(docs.values())));
+    }
+
+    private static ObjectNode nested(Map<String, ObjectNode> docs, String rule) {
+        return (ObjectNode) docs.get("hour|" + QUIET).get("minutes").get(rule);
+    }
+
+    @Test
+    void minutesNestedInTheirHourAndAnHourPastTheBoundWithItsMinutesInMinuteDocumentsAreEqual() {
+        Map<String, BucketDocument> expected = GroundTruthJudge.of(minuteTruth()).expected();
+        assertThat(expected).hasSize(2 + 5 * 2 + 5 * 60);
+        assertThat(expected.get(minuteKey("spend", QUIET, 20)).bucket()).isEqualTo("2026-03-05T10:20:00Z");
+        Verdict v = judgeMinutes(minuteDocs());
+        assertThat(v.outcome()).as(v.toString()).isEqualTo(Outcome.EQUAL);
+        assertThat(v.stored()).isEqualTo(2 + 60);
+    }
+
+    @Test
+    void anHourPastTheBoundCountsAndOutlivesTheMinuteGradesItMovedOut() {
+        Map<String, ObjectNode> docs = minuteDocs();
+        docs.get("hour|" + BUSY).put("ver", 60).put("ttl", 172_800);
+        assertThat(judgeMinutes(docs).differences()).containsExactly(
+                new Difference(BUSY_DOC, Field.VER, "360", "60"),
+                new Difference(BUSY_DOC, Field.TTL, String.valueOf(WEEK), "172800"));
+
+        docs.remove("hour|" + BUSY);
+        Verdict v = judgeMinutes(docs);
+        assertThat(v.missing()).containsExactly("d|c1|spend|hour|" + BUSY);
+        assertThat(v.differences()).as("its minutes' first grade creates the hour").containsExactly(
+                new Difference(BUSY_DOC, Field.VER, "300", "absent"));
+    }
+
+    @Test
+    void aMinuteGradeInItsMinuteDocumentWhileTheHourNestsIsMisplaced() {
+        Map<String, ObjectNode> docs = minuteDocs();
+        ObjectNode moved = (ObjectNode) nested(docs, "velocity").remove("23");
+        ObjectNode minute = entityBucket(minuteId(QUIET, 23), "minute", Instant.parse("2026-03-05T10:23:00Z"), 1, WEEK);
+        ((ObjectNode) minute.get("grades")).set("velocity", moved);
+        docs.put(minute.get("id").asText(), minute);
+        Verdict v = judgeMinutes(docs);
+        assertThat(v.outcome()).isEqualTo(Outcome.WRONG);
+        assertThat(v.differences()).as("the hour still counts it: only the place is wrong").containsExactly(
+                new Difference(minuteKey("velocity", QUIET, 23), Field.DOCUMENT, "once, in " + QUIET_DOC,
+                        "d|c1|" + minuteId(QUIET, 23)));
+        assertThat(v.missing()).isEmpty();
+        assertThat(v.extra()).isEmpty();
+
+        nested(docs, "velocity").set("23", moved.deepCopy());
+        docs.get("hour|" + QUIET).put("ver", 19);
+        assertThat(judgeMinutes(docs).differences()).containsExactly(new Difference(minuteKey("velocity", QUIET, 23), Field.DOCUMENT,
+                "once, in " + QUIET_DOC, QUIET_DOC + " and d|c1|" + minuteId(QUIET, 23)));
+    }
+
+    @Test
+    void aMinuteGradeNestedInAnHourPastTheBoundIsMisplaced() {
+        Map<String, ObjectNode> docs = minuteDocs();
+        ObjectNode minute = docs.get(minuteId(BUSY, 5));
+        ObjectNode busy = docs.get("hour|" + BUSY);
+        busy.putObject("minutes").putObject("orders").set("5", ((ObjectNode) minute.get("grades")).remove("orders"));
+        minute.put("ver", 4);
+        assertThat(judgeMinutes(docs).differences()).containsExactly(new Difference(minuteKey("orders", BUSY, 5), Field.DOCUMENT,
+                "once, in d|c1|" + minuteId(BUSY, 5), BUSY_DOC));
+    }
+
+    @Test
+    void anHoursVerAndTtlCountItsNestedMinutes() {
+        Map<String, ObjectNode> docs = minuteDocs();
+        docs.get("hour|" + QUIET).put("ver", 17).put("ttl", 172_800);
+        Verdict v = judgeMinutes(docs);
+        assertThat(v.outcome()).isEqualTo(Outcome.WRONG);
+        assertThat(v.differences()).containsExactly(
+                new Difference(QUIET_DOC, Field.VER, "18", "17"),
+                new Difference(QUIET_DOC, Field.TTL, String.valueOf(WEEK), "172800"));
+        assertThat(v.wrongBuckets()).isEqualTo(1);
+    }
+
+    @Test
+    void aCorruptedNestedMinuteIsWrong() {
+        Map<String, ObjectNode> docs = minuteDocs();
+        ((ObjectNode) nested(docs, "spend").get("20")).put("sum", 13.01);
+        assertThat(judgeMinutes(docs).differences()).extracting(Difference::key, Difference::field)
+                .containsExactly(tuple(minuteKey("spend", QUIET, 20), Field.SUM));
+
+        docs = minuteDocs();
+        nested(docs, "orders").put("20", "2");
+        assertThat(judgeMinutes(docs).differences()).as("not a grade: no count, so the hour's ver misses it too")
+                .extracting(Difference::key, Difference::field)
+                .containsExactly(tuple(QUIET_DOC, Field.VER), tuple(minuteKey("orders", QUIET, 20), Field.COUNT),
+                        tuple(minuteKey("orders", QUIET, 20), Field.VER));
+
+        docs = minuteDocs();
+        nested(docs, "peaks").set("07", nested(docs, "peaks").remove("23"));
+        Verdict v = judgeMinutes(docs);
+        assertThat(v.differences()).contains(new Difference(QUIET_DOC, Field.MINUTES, "peaks: minutes 0 to 59", "peaks: 07"));
+        assertThat(v.missing()).containsExactly(minuteKey("peaks", QUIET, 23));
+
+        docs = minuteDocs();
+        docs.get("hour|" + QUIET).put("minutes", "spend");
+        v = judgeMinutes(docs);
+        assertThat(v.differences()).contains(new Difference(QUIET_DOC, Field.MINUTES, "an object or null", "spend"));
+        assertThat(v.missing()).hasSize(10);
+
+        docs = minuteDocs();
+        ((ObjectNode) docs.get("hour|" + QUIET).get("minutes")).put("velocity", 3);
+        assertThat(judgeMinutes(docs).differences())
+                .contains(new Difference(QUIET_DOC, Field.MINUTES, "velocity: an object of minutes", "velocity: 3"));
+
+        docs = minuteDocs();
+        docs.get(minuteId(BUSY, 0)).putObject("minutes");
+        assertThat(judgeMinutes(docs).differences()).as("only an hour's main document nests minutes")
+                .containsExactly(new Difference("d|c1|" + minuteId(BUSY, 0), Field.MINUTES, "absent", "{}"));
+    }
+
+    @Test
+    void theLayoutOfTheAggregationsOwnArithmeticIsJudgedEqual() throws Exception {
+        // the judge and the pipeline lay documents out each in their own code: they must agree on a correct store
+        for (GroundTruth truth : List.of(minuteTruth(), hotTruth(), truth())) {
+            GroundTruthJudge judge = GroundTruthJudge.of(truth);
+            List<JsonNode> docs = new ArrayList<>();
+            for (EntityBucket d : EntityBuckets.of(judge.expected().values())) docs.add(JSON.readTree(EntityBucketJson.write(d)));
+            Verdict v = judge.judge(docs);
+            assertThat(v.outcome()).as(v.toString()).isEqualTo(Outcome.EQUAL);
+        }
+    }
+
+    @Test
+    void anHourNestingMinutesNamesItsOwnUnitAndBucket() {
+        Map<String, ObjectNode> docs = minuteDocs();
+        docs.get("hour|" + QUIET).put("bucket", "2026-03-05T10:20:00Z");
+        assertThat(judgeMinutes(docs).differences()).extracting(Difference::key, Difference::field)
+                .contains(tuple(QUIET_DOC, Field.BUCKET));
     }
 
     @Test
