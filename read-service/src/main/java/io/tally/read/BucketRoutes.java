@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tally.model.Aggregate;
 import io.tally.model.BucketDocument;
+import io.tally.model.BucketId;
 import io.tally.model.EntityBucket;
 import io.tally.model.TimeUnit;
 import io.tally.rules.GradeRules;
@@ -17,10 +18,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
@@ -47,7 +50,8 @@ import reactor.netty.http.server.HttpServerRoutes;
  * <ul>
  *   <li>{@code GET /v1/buckets/{pk}/{id}} — one bucket by point read: 200 document, 400, 404.</li>
  *   <li>{@code GET /v1/buckets/{pk}?grade&unit&from[&to][&qualifier][&limit][&continuation]} — the buckets of one
- *       grade and unit whose start lies in [from, to), oldest first, one ordered in-partition query; pages of
+ *       grade and unit whose start lies in [from, to), oldest first, one ordered in-partition query (two at once for
+ *       an unqualified minute grade, see {@link BucketStore}); pages of
  *       {@code limit} (default and maximum read.max-range-buckets) with an opaque {@code continuation}: 200, 400.</li>
  *   <li>{@code GET /v1/rollups/{pk}?grade&unit&(last=N | from[&to])[&qualifier]} — sum, count, min and max over the
  *       last N units (the current one included) or a time range: 200 (zeros when nothing was recorded), 400.</li>
@@ -166,11 +170,19 @@ final class BucketRoutes {
      * Values of a qualified rule that spilled in a bucket live in its spill pages: they are not read here (that would be
      * up to one more read per page); the answer names such rules under {@code spilled}, and the point read or range of
      * one qualifier value finds them.
+     *
+     * <p>The current hour is read whenever minutes are kept, even with no rule kept in hours: it holds the current
+     * minute's unqualified grades while it nests its minutes. It holds the hour's other minutes too, so only the views
+     * of each unit's current bucket are answered. The current minute's document holds the qualified minute grades, and
+     * the unqualified ones of an hour past the bound or written before minutes nested.
      */
     private Mono<Answer> features(HttpServerRequest req) {
         Requests.Features f = requests.features(req.param("pk"), req.uri());
         int max = limits.maxFeatureBuckets();
-        return timed("features", Flux.fromIterable(grades.units())
+        Set<TimeUnit> read = EnumSet.noneOf(TimeUnit.class);
+        read.addAll(grades.units());
+        if (read.contains(TimeUnit.MINUTE)) read.add(TimeUnit.HOUR);
+        return timed("features", Flux.fromIterable(read)
                 .flatMap(u -> store.entityBucket(f.pk(), u, u.bucketIndex(f.at())))
                 .collectList())
                 .map(docs -> {
@@ -183,6 +195,8 @@ final class BucketRoutes {
                         EntityBucket d = doc.get();
                         d.spilled().keySet().forEach(rule -> spilled.computeIfAbsent(rule, r -> new java.util.TreeSet<>()).add(d.unit()));
                         for (BucketDocument view : d.views()) {
+                            TimeUnit unit = TimeUnit.fromCode(view.unit());
+                            if (BucketId.parse(view.id()).bucketIndex() != unit.bucketIndex(f.at())) continue;
                             if (retention.expired(view, clock.instant())) continue;
                             if (++found > max) continue;
                             byGrade.computeIfAbsent(view.grade(), g -> new LinkedHashMap<>()).put(view.unit(), retention.withTtl(view));

@@ -19,6 +19,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -53,9 +54,14 @@ final class Requests {
         String fromIso() { return unit.bucketStart(first).toString(); }
         String toIso() { return unit.bucketStart(end).toString(); }
         long buckets() { return end - first; }
+        /** An unqualified minute grade: nested in its hours or in minute documents ({@link BucketStore}). */
+        boolean nestedMinutes() { return unit == TimeUnit.MINUTE && !grade.qualified(); }
     }
 
-    /** A range query page: the range, the page size and the Cosmos continuation to resume from. */
+    /**
+     * A range query page: the range, the page size and where to resume: the Cosmos continuation, or for
+     * {@link Range#nestedMinutes} the next minute bucket ({@link BucketStore#nextMinute}).
+     */
     record RangePage(Range range, int limit, Optional<String> continuation) {}
 
     /** The current bucket of every grade and unit of one entity, at {@code at}. */
@@ -157,11 +163,11 @@ final class Requests {
         return new Range(pk, grade, grade.gradeId(qualifier.orElse(null)), unit, first, end);
     }
 
-    // --- pagination tokens: base64url of {"q": fingerprint of the query, "c": Cosmos continuation} ---
+    // --- pagination tokens: base64url of {"q": fingerprint of the query, "c": Cosmos continuation or next minute} ---
 
     /** The token handed to the client for the next page of {@code range}. */
-    static String token(Range range, String cosmosContinuation) {
-        ObjectNode t = JSON.createObjectNode().put("q", fingerprint(range)).put("c", cosmosContinuation);
+    static String token(Range range, String continuation) {
+        ObjectNode t = JSON.createObjectNode().put("q", fingerprint(range)).put("c", continuation);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(t.toString().getBytes(StandardCharsets.UTF_8));
     }
 
@@ -179,7 +185,14 @@ final class Requests {
         if (!t.get("q").asText().equals(fingerprint(range))) {
             throw Problem.badRequest("continuation belongs to a different query (pk, grade, unit, from and to must stay the same)");
         }
-        return t.get("c").asText();
+        String c = t.get("c").asText();
+        if (range.nestedMinutes()) {
+            OptionalLong next = BucketStore.nextMinute(c);
+            if (next.isEmpty() || next.getAsLong() < range.first() || next.getAsLong() >= range.end()) {
+                throw Problem.badRequest("continuation is not a token this API issued");
+            }
+        }
+        return c;
     }
 
     private static String fingerprint(Range r) {

@@ -80,6 +80,33 @@ class RequestsTest {
     }
 
     @Test
+    void aMinuteRangeResumesAtTheMinuteItsTokenNamesWithinTheRange() {
+        GradeRules minutes = GradeRules.parse("""
+                rules:
+                  - name: clicks
+                    entity: customerId
+                    value: one
+                    aggregations: [count]
+                    units: [minute]
+                    retention: P1D
+                """, "test");
+        Requests r = new Requests(new ReadSettings.Api(Duration.ofSeconds(1), 100, 64, 50, 10), minutes, Clock.fixed(NOW, ZoneOffset.UTC));
+        String query = "grade=clicks&unit=minute&from=2026-11-21T10:00:00Z&to=2026-11-21T10:30:00Z";
+        Requests.Range range = r.rangePage("d%7Ce", q(query)).range();
+        assertThat(range.nestedMinutes()).isTrue();
+        long next = range.first() + 7;
+        Requests.RangePage page = r.rangePage("d%7Ce", q(query + "&continuation=" + Requests.token(range, "minute:" + next)));
+        assertThat(page.continuation().flatMap(c -> {
+            java.util.OptionalLong n = BucketStore.nextMinute(c);
+            return n.isPresent() ? Optional.of(n.getAsLong()) : Optional.empty();
+        })).hasValue(next);
+        for (String c : new String[] {"minute:x", "minute:" + range.end(), "minute:" + (range.first() - 1), "{\"cosmos\":\"token\"}"}) {
+            assertThatThrownBy(() -> r.rangePage("d%7Ce", q(query + "&continuation=" + Requests.token(range, c))))
+                    .as(c).isInstanceOf(Problem.class).hasMessageContaining("not a token");
+        }
+    }
+
+    @Test
     void pointIdsAreChecked() {
         assertThat(requests.point("d%7Ce", "spend%7Chour%7C42")).isEqualTo(new Requests.Point("d|e", "spend|hour|42"));
         assertThat(requests.point("d%7Ce", "g%3Asku%7Cx%7Cday%7C42").id()).isEqualTo("g:sku|x|day|42");
