@@ -612,7 +612,7 @@ public final class GroundTruthJudge {
             if (t instanceof CosmosException c) {
                 return "CosmosException " + c.getStatusCode() + ":" + c.getSubStatusCode() + " " + firstLine(c.getShortMessage());
             }
-            if (t instanceof TimeoutException) return "no answer within " + READ_TIMEOUT.toSeconds() + " s";
+            if (t instanceof TimeoutException) return "no page within " + READ_TIMEOUT.toSeconds() + " s";
         }
         return String.valueOf(e);
     }
@@ -623,10 +623,15 @@ public final class GroundTruthJudge {
         return nl < 0 ? s : s.substring(0, nl);
     }
 
+    /**
+     * Every document, page by page. The timeout is per page, not for the whole read: a container of a full benchmark
+     * run at many rules (hundreds of thousands of documents) takes the local endpoint minutes to page through, and a
+     * read that keeps moving is not a store that does not answer.
+     */
     private static Collection<JsonNode> readAll(CosmosAsyncContainer container) {
         try {
             List<JsonNode> docs = container.queryItems("SELECT * FROM c", new CosmosQueryRequestOptions(), JsonNode.class)
-                    .byPage(PAGE_SIZE).flatMapIterable(FeedResponse::getResults).collectList().timeout(READ_TIMEOUT).block();
+                    .byPage(PAGE_SIZE).timeout(READ_TIMEOUT).flatMapIterable(FeedResponse::getResults).collectList().block();
             return docs == null ? List.of() : docs;
         } catch (CosmosException e) {
             if (e.getStatusCode() == 404) return List.of(); // not created yet: the pipeline has written nothing
