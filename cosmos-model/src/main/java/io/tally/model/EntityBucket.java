@@ -28,7 +28,7 @@ import java.util.TreeMap;
  * {@code {"orders": {"17": [2]}}}), or {@code null} once they moved to minute documents ({@link EntityBucketLayout}).
  * A spill page has the same shape plus {@code rule} and {@code page}, and holds only that rule's values under
  * {@code qualified}. A grade is {@code [count, sum, min, max]}, decimals as exact strings ({@link EntityBucketJson}).
- * {@code ver} counts every event applied to the document (to a page: to its values), so it grows
+ * {@code ver} counts every grade update applied to the document (to a page: to its values), so it grows
  * with every change and a replay of the same input reaches the same {@code ver}; a writer never replaces a
  * document with a higher {@code ver}. A grade's own {@code count} is its events, the {@code ver} of its
  * {@link BucketDocument} view. {@code ttl} is the longest retention of the grades held.

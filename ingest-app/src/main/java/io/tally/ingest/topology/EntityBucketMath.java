@@ -13,8 +13,9 @@ import java.util.function.Supplier;
 /**
  * Stage 5's arithmetic, shared by the live aggregation and replay so the two cannot disagree: where a delta goes
  * among an entity's documents ({@link EntityBucketLayout}) and what it does to them. A delta always moves the
- * {@code ver} of its bucket's main document by its count (that document counts every event of the entity bucket,
- * spilled ones too); a delta of a spilled rule also moves its spill page's. So a replay of the same input gives
+ * {@code ver} of its bucket's main document by its count (an unqualified minute's: its hour's; that document counts
+ * every grade update of the entity bucket, spilled ones too); a delta of a spilled rule also moves its spill page's,
+ * and one of an hour whose minutes moved out its minute document's. So a replay of the same input gives
  * every document the {@code ver} the live run gave it, however the live run combined the deltas on the way. The
  * combine itself is the document model's ({@link Aggregate}), the one the read API's roll-ups use too.
  */

@@ -255,7 +255,7 @@ public final class GroundTruthJudge {
      * unqualified minute grade nested in its hour, or in its minute document once the hour's expected minute grades
      * pass {@link EntityBucketLayout#MAX_INLINE_MINUTE_GRADES}; and only once) and each document's own {@code ver} and
      * {@code ttl}. An hour's {@code ver} and {@code ttl} cover its minutes' unqualified grades wherever they are stored:
-     * it counts every event applied to its entity bucket, and a misplaced grade is one difference (its document), not two.
+     * it counts every grade update applied to its entity bucket, and a misplaced grade is one difference (its document), not two.
      */
     public Verdict judge(Collection<JsonNode> stored) {
         Map<String, JsonNode> mains = new TreeMap<>();
