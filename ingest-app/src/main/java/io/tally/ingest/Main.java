@@ -6,6 +6,7 @@ import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.replay.ReplayCommand;
 import io.tally.ingest.source.RulesCheckCommand;
+import io.tally.ingest.source.RulesPlanCommand;
 import io.tally.ingest.topics.TopicsCommand;
 import java.util.Arrays;
 import org.slf4j.Logger;
@@ -14,7 +15,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The entry class of ingest-app's jar. The first argument chooses what runs: {@code replay} (a bounded batch job,
  * {@link ReplayCommand}), {@code topics} (create or report the topics, {@link TopicsCommand}), {@code rules check} (rules and sources against the
- * registry, {@link RulesCheckCommand}), anything else the
+ * registry, {@link RulesCheckCommand}), {@code rules plan} (two rules files compared, {@link RulesPlanCommand}), anything else the
  * roles of {@link IngestApp} (aggregate, sink or both, as {@code --ingest.role} says) until stopped. Only this class
  * knows all three, so the packages it dispatches to never import each other for it.
  */
@@ -26,6 +27,7 @@ public final class Main {
                    ./tally replay --help                 rebuild a historical event-time range (a batch job)
                    ./tally topics --help                 create the topics where missing, report the others
                    ./tally rules check [FILE]            check rules and sources against the schema registry
+                   ./tally rules plan OLD NEW            what moving from one rules file to another would change
 
             Runs ingest-app until stopped: the aggregation (Kafka Streams, exactly-once: decode, validate, dedupe,
             fan out by the grade rules, aggregate into bucket-updates) and the Cosmos sink (coalesce, bulk write,
@@ -43,7 +45,9 @@ public final class Main {
         switch (command) {
             case "replay" -> System.exit(ReplayCommand.run(rest, System.getenv()));
             case "topics" -> System.exit(TopicsCommand.run(rest, System.getenv(), System.out, System.err));
-            case "rules" -> System.exit(RulesCheckCommand.run(rest, System.getenv(), System.out, System.err));
+            case "rules" -> System.exit(rest.length > 0 && rest[0].equals("plan")
+                    ? RulesPlanCommand.run(Arrays.copyOfRange(rest, 1, rest.length), System.getenv(), System.out, System.err)
+                    : RulesCheckCommand.run(rest, System.getenv(), System.out, System.err));
             default -> runRoles(args);
         }
     }

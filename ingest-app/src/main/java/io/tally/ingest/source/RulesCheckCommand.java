@@ -1,7 +1,6 @@
 package io.tally.ingest.source;
 
 import io.tally.config.Config;
-import io.tally.config.ConfigException;
 import io.tally.config.Help;
 import io.tally.config.Setting;
 import io.tally.ingest.app.AggregationSettings;
@@ -15,7 +14,6 @@ import io.tally.schemas.serde.RegistryClientSettings;
 import io.tally.schemas.serde.SchemaRegistryClient;
 import io.tally.schemas.serde.SchemaRegistryException;
 import java.io.PrintStream;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +48,7 @@ public final class RulesCheckCommand {
     public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         if (args.length == 0 || !args[0].equals("check")) {
             err.print(USAGE);
+            err.println("(and ./tally rules plan OLD_RULES_FILE NEW_RULES_FILE: ./tally rules plan --help)");
             return EXIT_USAGE;
         }
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
@@ -57,23 +56,14 @@ public final class RulesCheckCommand {
             out.print(Help.text(USAGE, SETTINGS));
             return EXIT_OK;
         }
-        List<String> flags = new ArrayList<>();
-        String rulesFile = null;
-        for (String a : rest) {
-            if (a.startsWith("--")) flags.add(a);
-            else if (rulesFile == null) rulesFile = a;
-            else {
-                err.println("one rules file at most, got " + rulesFile + " and " + a);
-                return EXIT_USAGE;
-            }
-        }
-        Config c;
-        try {
-            c = Config.load(SETTINGS, List.of(), flags.toArray(String[]::new), env);
-        } catch (ConfigException e) {
-            err.println(e.getMessage());
+        CommandArgs a = CommandArgs.split(rest);
+        if (a.files().size() > 1) {
+            err.println("one rules file at most, got " + String.join(" and ", a.files()));
             return EXIT_USAGE;
         }
+        String rulesFile = a.files().isEmpty() ? null : a.files().get(0);
+        Config c = a.config(SETTINGS, env, err);
+        if (c == null) return EXIT_USAGE;
         String rulesLocation = rulesFile != null ? rulesFile : c.get(AggregationSettings.RULES);
         String sourcesLocation = c.get(AggregationSettings.SOURCES);
         GradeRules rules;

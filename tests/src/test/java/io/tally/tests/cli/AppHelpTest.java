@@ -6,6 +6,7 @@ import io.tally.config.Setting;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.replay.ReplaySettings;
 import io.tally.ingest.source.RulesCheckCommand;
+import io.tally.ingest.source.RulesPlanCommand;
 import io.tally.ingest.topics.TopicsCommand;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.read.ReadSettings;
@@ -46,6 +47,12 @@ class AppHelpTest {
     void ingestAppRulesCheck() throws Exception {
         CommandRun r = run("io.tally.ingest.Main", "rules", "check", "--schema.registry.url=", "--help");
         assertHelp(r, "Usage: ./tally rules check", RulesCheckCommand.SETTINGS);
+    }
+
+    @Test
+    void ingestAppRulesPlan() throws Exception {
+        CommandRun r = run("io.tally.ingest.Main", "rules", "plan", "/no/such/old.yaml", "--ingest.sources.file=", "--help");
+        assertHelp(r, "Usage: ./tally rules plan", RulesPlanCommand.SETTINGS);
     }
 
     @Test
