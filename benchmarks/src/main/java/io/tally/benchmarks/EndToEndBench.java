@@ -124,10 +124,11 @@ public final class EndToEndBench {
 
     private void run() throws Exception {
         progress("events per run: %,d; broker %s; Cosmos endpoint %s", events, kafka.origin(), cosmos.origin());
-        results.note(String.format(Locale.ROOT, "All in one JVM (-Xmx3g) on the local stack: broker %s, schema registry %s, a private "
+        results.note(String.format(Locale.ROOT, "All in one JVM (heap at most %,d MB) on the local stack: broker %s, schema registry %s, a private "
                 + "local Cosmos endpoint (Node, one thread; RU are its RU model, local/cosmos/README.md), ingest-app with both roles "
                 + "and read-service at their defaults. Every figure is from this run; compare ratios, not absolute rates: "
-                + "the 2 cores are shared with other builds (load average in the machine line).", kafka.origin(), registry));
+                + "the 2 cores are shared with other builds (load average in the machine line).", Runtime.getRuntime().maxMemory() >> 20,
+                kafka.origin(), registry));
         results.note(String.format(Locale.ROOT, "Workload: loadgen defaults (Zipf over 10,000 customers, 500 SKUs, events spread over "
                 + "48 h, 1%% duplicates, ~0.4%% bad records), %,d events produced as fast as the broker takes them: the whole run "
                 + "is one burst the pipeline works through.", events));
