@@ -337,20 +337,20 @@ public final class EndToEndBench {
                     });
                 }
                 buckets.keySet().forEach(id -> {
-                BucketId b = BucketId.parse(id);
-                long hour = Math.floorDiv(b.bucketIndex(), 60);
-                if (nesting == Nesting.TALLY && b.unit() == TimeUnit.MINUTE && !b.grade().contains(":")) {
-                    documents.add(pk + "|hour|" + hour);
-                    if (minuteGradesByHour.get(hour) > io.tally.model.EntityBucketLayout.MAX_INLINE_MINUTE_GRADES) {
-                        documents.add(pk + "|minute|" + b.bucketIndex());
+                    BucketId b = BucketId.parse(id);
+                    long hour = Math.floorDiv(b.bucketIndex(), 60);
+                    if (nesting == Nesting.TALLY && b.unit() == TimeUnit.MINUTE && !b.grade().contains(":")) {
+                        documents.add(pk + "|hour|" + hour);
+                        if (minuteGradesByHour.get(hour) > io.tally.model.EntityBucketLayout.MAX_INLINE_MINUTE_GRADES) {
+                            documents.add(pk + "|minute|" + b.bucketIndex());
+                        }
+                    } else if (nesting == Nesting.HOURS_IN_DAYS && b.unit() == TimeUnit.HOUR) {
+                        documents.add(pk + "|day|" + Math.floorDiv(b.bucketIndex(), 24));
+                    } else if (nesting == Nesting.MINUTES_IN_HOURS && b.unit() == TimeUnit.MINUTE) {
+                        documents.add(pk + "|hour|" + Math.floorDiv(b.bucketIndex(), 60));
+                    } else {
+                        documents.add(pk + '|' + b.unit().code() + '|' + b.bucketIndex());
                     }
-                } else if (nesting == Nesting.HOURS_IN_DAYS && b.unit() == TimeUnit.HOUR) {
-                    documents.add(pk + "|day|" + Math.floorDiv(b.bucketIndex(), 24));
-                } else if (nesting == Nesting.MINUTES_IN_HOURS && b.unit() == TimeUnit.MINUTE) {
-                    documents.add(pk + "|hour|" + Math.floorDiv(b.bucketIndex(), 60));
-                } else {
-                    documents.add(pk + '|' + b.unit().code() + '|' + b.bucketIndex());
-                }
                 });
             });
             return documents.size();

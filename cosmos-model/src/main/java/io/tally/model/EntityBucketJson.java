@@ -208,14 +208,14 @@ public final class EntityBucketJson {
                     else page = p.getIntValue();
                 }
                 case "grades" -> {
-                    if (t != JsonToken.START_OBJECT || !grades(p, grades)) return null;
+                    if (t != JsonToken.START_OBJECT || !grades(p, grades::put)) return null;
                 }
                 case "qualified" -> {
                     if (t != JsonToken.START_OBJECT) return null;
                     while (p.nextToken() == JsonToken.FIELD_NAME) {
                         String r = p.currentName();
                         Map<String, Aggregate> values = new TreeMap<>();
-                        if (p.nextToken() != JsonToken.START_OBJECT || !grades(p, values)) return null;
+                        if (p.nextToken() != JsonToken.START_OBJECT || !grades(p, values::put)) return null;
                         qualified.put(r, values);
                     }
                 }
@@ -234,13 +234,10 @@ public final class EntityBucketJson {
                     }
                     if (t != JsonToken.START_OBJECT) return null;
                     minutes = new TreeMap<>();
-                    Map<String, Aggregate> byKey = new TreeMap<>();
                     while (p.nextToken() == JsonToken.FIELD_NAME) {
                         String r = p.currentName();
-                        byKey.clear();
-                        if (p.nextToken() != JsonToken.START_OBJECT || !grades(p, byKey)) return null;
                         Map<Integer, Aggregate> byMinute = new TreeMap<>();
-                        for (Map.Entry<String, Aggregate> e : byKey.entrySet()) byMinute.put(minuteKey(e.getKey()), e.getValue());
+                        if (p.nextToken() != JsonToken.START_OBJECT || !grades(p, (k, a) -> byMinute.put(minuteKey(k), a))) return null;
                         minutes.put(r, byMinute);
                     }
                 }
@@ -251,8 +248,8 @@ public final class EntityBucketJson {
         return new EntityBucket(pk, id, unit, bucket, rule, page, ver, ttl, updatedAt, grades, qualified, spilled, minutes);
     }
 
-    /** An object of grades in the array form, into {@code into}; false at anything else (the older form included). */
-    private static boolean grades(JsonParser p, Map<String, Aggregate> into) throws IOException {
+    /** An object of grades in the array form, each to {@code into}; false at anything else (the older form included). */
+    private static boolean grades(JsonParser p, java.util.function.BiConsumer<String, Aggregate> into) throws IOException {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             if (p.nextToken() != JsonToken.START_ARRAY || p.nextToken() != JsonToken.VALUE_NUMBER_INT
@@ -269,7 +266,7 @@ public final class EntityBucketJson {
                 else if (t != JsonToken.VALUE_NULL) return false;
                 i++;
             }
-            into.put(name, new Aggregate(decimals[0], count, decimals[1], decimals[2]));
+            into.accept(name, new Aggregate(decimals[0], count, decimals[1], decimals[2]));
         }
         return true;
     }
