@@ -7,10 +7,10 @@ import io.tally.rules.source.Sources;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class RuleVersionsTest {
+public class RuleVersionsTest {
     static final Sources DEFAULT_SOURCES = Sources.load(Sources.BUILTIN_DEFAULT);
 
-    static final String SPEND = """
+    public static final String SPEND = """
               - name: spend
                 entity: customerId
                 filter: {field: status, in: [APPROVED, DECLINED]}
@@ -24,7 +24,7 @@ class RuleVersionsTest {
         return RuleVersions.of(GradeRules.parse("rules:\n" + rules, "test"), sources);
     }
 
-    static List<GradeVersion> versions(String rules) {
+    public static List<GradeVersion> versions(String rules) {
         return versions(rules, DEFAULT_SOURCES);
     }
 

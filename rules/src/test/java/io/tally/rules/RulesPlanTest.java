@@ -12,8 +12,8 @@ import io.tally.rules.source.Sources;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class RulesPlanTest {
-    static final String ORDERS = """
+public class RulesPlanTest {
+    public static final String ORDERS = """
               - name: orders
                 entity: email
                 value: one
