@@ -221,6 +221,87 @@ public final class EntityBucket {
         values.forEach((q, a) -> addQualified(rule, q, a, ttlSeconds));
     }
 
+    /**
+     * Drops the values of every grade {@code keep} rejects, given its rule and the unit it is kept in here (an hour's
+     * nested minutes: {@link TimeUnit#MINUTE}); how a document sheds grades a rules change retired. Rules whose values
+     * lived in spill pages and are dropped go to {@code droppedSpills}: their pages hold the values, and their count.
+     * {@code ver} does not move; the caller sets it ({@link #restartVer}).
+     *
+     * @return the grade updates the dropped inline values held
+     */
+    public long drop(java.util.function.BiPredicate<String, TimeUnit> keep, List<String> droppedSpills) {
+        TimeUnit own = TimeUnit.fromCode(unit);
+        long dropped = 0;
+        for (var it = grades.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            if (!keep.test(e.getKey(), own)) {
+                dropped += e.getValue().count();
+                it.remove();
+            }
+        }
+        for (var it = qualified.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            if (!keep.test(e.getKey(), own)) {
+                for (Aggregate a : e.getValue().values()) dropped += a.count();
+                it.remove();
+            }
+        }
+        for (var it = spilled.keySet().iterator(); it.hasNext(); ) {
+            String r = it.next();
+            if (!keep.test(r, own)) {
+                droppedSpills.add(r);
+                it.remove();
+            }
+        }
+        if (minutes != null) {
+            for (var it = minutes.entrySet().iterator(); it.hasNext(); ) {
+                var e = it.next();
+                if (!keep.test(e.getKey(), TimeUnit.MINUTE)) {
+                    for (Aggregate a : e.getValue().values()) dropped += a.count();
+                    it.remove();
+                }
+            }
+        }
+        changed();
+        return dropped;
+    }
+
+    /**
+     * Sets {@code ver} and {@code ttl}: only when a document is first written under a new rules generation, whose number
+     * {@code ver} carries above the grade updates (io.tally.rules.state.RulesState#verFloor), so it still only grows; the
+     * {@code ttl} of the grades it still holds (null: keep the one it has, for a document left holding none).
+     */
+    public void restart(long ver, Integer ttl) {
+        changed();
+        this.ver = ver;
+        if (ttl != null) this.ttl = ttl;
+    }
+
+    /**
+     * Takes minute grades back into an hour whose minutes had moved out, once a rules change left few enough of them
+     * ({@link EntityBucketLayout#MAX_INLINE_MINUTE_GRADES}); {@code ver} does not move, the hour counted them already.
+     */
+    public void nestMinutes(Map<String, Map<Integer, Aggregate>> byRule) {
+        if (TimeUnit.fromCode(unit) != TimeUnit.HOUR || rule != null) throw new IllegalStateException(this + " is not an hour");
+        changed();
+        minutes = new TreeMap<>();
+        byRule.forEach((r, m) -> minutes.put(r, new TreeMap<>(m)));
+    }
+
+    /** Whether this document holds no grade at all (an hour's moved-out minutes are not held here). */
+    public boolean holdsNothing() {
+        return grades.isEmpty() && qualified.isEmpty() && spilled.isEmpty() && (minutes == null || minutes.isEmpty());
+    }
+
+    /** The rules whose values this document holds, spilled and nested ones included. */
+    public java.util.Set<String> rulesHeld() {
+        java.util.Set<String> out = new java.util.TreeSet<>(grades.keySet());
+        out.addAll(qualified.keySet());
+        out.addAll(spilled.keySet());
+        if (minutes != null) out.addAll(minutes.keySet());
+        return out;
+    }
+
     public void stamp(String time) {
         changed();
         this.updatedAt = time;

@@ -5,8 +5,11 @@ import io.tally.config.Help;
 import io.tally.ingest.app.IngestApp;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.replay.ReplayCommand;
+import io.tally.ingest.rules.BackfillCommand;
+import io.tally.ingest.rules.DeploymentRules;
+import io.tally.ingest.rules.RulesApplyCommand;
+import io.tally.ingest.rules.RulesPlanCommand;
 import io.tally.ingest.source.RulesCheckCommand;
-import io.tally.ingest.source.RulesPlanCommand;
 import io.tally.ingest.topics.TopicsCommand;
 import java.util.Arrays;
 import org.slf4j.Logger;
@@ -15,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The entry class of ingest-app's jar. The first argument chooses what runs: {@code replay} (a bounded batch job,
  * {@link ReplayCommand}), {@code topics} (create or report the topics, {@link TopicsCommand}), {@code rules check} (rules and sources against the
- * registry, {@link RulesCheckCommand}), {@code rules plan} (two rules files compared, {@link RulesPlanCommand}), anything else the
+ * registry, {@link RulesCheckCommand}), {@code rules plan} and {@code rules apply} (a rules file against the deployment's record, {@link RulesPlanCommand}, {@link RulesApplyCommand}), anything else the
  * roles of {@link IngestApp} (aggregate, sink or both, as {@code --ingest.role} says) until stopped. Only this class
  * knows all three, so the packages it dispatches to never import each other for it.
  */
@@ -27,7 +30,9 @@ public final class Main {
                    ./tally replay --help                 rebuild a historical event-time range (a batch job)
                    ./tally topics --help                 create the topics where missing, report the others
                    ./tally rules check [FILE]            check rules and sources against the schema registry
-                   ./tally rules plan OLD NEW            what moving from one rules file to another would change
+                   ./tally rules plan FILE               what applying a rules file to the deployment would change
+                   ./tally rules apply FILE              make FILE the rules the deployment counts
+                   ./tally rules backfill                count the history of the grades apply added or changed
 
             Runs ingest-app until stopped: the aggregation (Kafka Streams, exactly-once: decode, validate, dedupe,
             fan out by the grade rules, aggregate into bucket-updates) and the Cosmos sink (coalesce, bulk write,
@@ -45,11 +50,21 @@ public final class Main {
         switch (command) {
             case "replay" -> System.exit(ReplayCommand.run(rest, System.getenv()));
             case "topics" -> System.exit(TopicsCommand.run(rest, System.getenv(), System.out, System.err));
-            case "rules" -> System.exit(rest.length > 0 && rest[0].equals("plan")
-                    ? RulesPlanCommand.run(Arrays.copyOfRange(rest, 1, rest.length), System.getenv(), System.out, System.err)
-                    : RulesCheckCommand.run(rest, System.getenv(), System.out, System.err));
+            case "rules" -> System.exit(rules(rest));
             default -> runRoles(args);
         }
+    }
+
+    /** {@code rules plan|apply|backfill|check ...}: the check command reads its own {@code check} (and says what it expects without). */
+    private static int rules(String[] args) {
+        String sub = args.length > 0 ? args[0] : "";
+        String[] rest = args.length > 0 ? Arrays.copyOfRange(args, 1, args.length) : args;
+        return switch (sub) {
+            case "plan" -> RulesPlanCommand.run(rest, System.getenv(), System.out, System.err);
+            case "apply" -> RulesApplyCommand.run(rest, System.getenv(), System.out, System.err);
+            case "backfill" -> BackfillCommand.run(rest, System.getenv(), System.out, System.err);
+            default -> RulesCheckCommand.run(args, System.getenv(), System.out, System.err);
+        };
     }
 
     private static void runRoles(String[] args) throws InterruptedException {
@@ -70,6 +85,9 @@ public final class Main {
         Runtime.getRuntime().addShutdownHook(new Thread(app::close, "ingest-shutdown"));
         try {
             app.start();
+        } catch (DeploymentRules.Mismatch e) {
+            log.error("ingest-app could not start: {}", e.getMessage());
+            System.exit(1);
         } catch (RuntimeException e) {
             // Half-started (say Streams running, Cosmos unreachable) is worse than stopped: exit so a supervisor restarts us.
             log.error("ingest-app could not start", e);

@@ -79,15 +79,20 @@ public final class GradeRules {
 
     /** Loads {@code location}: a file path, or {@link #BUILTIN_DEFAULT}. */
     public static GradeRules load(String location) {
+        return parse(text(location), location);
+    }
+
+    /** The text of the rules file at {@code location} (a path, or {@link #BUILTIN_DEFAULT}), unparsed. */
+    public static String text(String location) {
         try {
             if (location.startsWith(BUILTIN)) {
                 String resource = location.substring(BUILTIN.length());
                 try (InputStream in = GradeRules.class.getResourceAsStream(resource)) {
                     if (in == null) throw new RulesException(List.of("no built-in rule set named " + resource));
-                    return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), location);
+                    return new String(in.readAllBytes(), StandardCharsets.UTF_8);
                 }
             }
-            return parse(Files.readString(Path.of(location)), location);
+            return Files.readString(Path.of(location));
         } catch (IOException e) {
             throw new RulesException(List.of("cannot read rules file " + location + ": " + e.getMessage()));
         }

@@ -15,7 +15,7 @@ import org.apache.kafka.streams.StreamsConfig;
 
 /** Settings of the aggregation role (stages 1-6), parsed once. */
 public record AggregationSettings(String rulesLocation, String sourcesLocation, TopologySettings topology, int streamThreads, int standbyReplicas,
-                                  StreamRestarts.Backoff restartBackoff) {
+                                  StreamRestarts.Backoff restartBackoff, Duration rulesWatchInterval, Duration rulesSwitchMargin) {
 
     public static final Setting<String> RULES = Setting.string("ingest.rules.file", GradeRules.BUILTIN_DEFAULT,
             "Grade rules (YAML or JSON). The default is the rule set shipped in the jar, rules/default-rules.yaml.");
@@ -63,12 +63,28 @@ public record AggregationSettings(String rulesLocation, String sourcesLocation, 
             "Longest wait before a failed Kafka Streams thread is replaced; a replacement that runs this long without failing ends the series.")
             .validate(d -> !d.isZero(), "must be > 0");
 
+    public static final Setting<Duration> RULES_WATCH = Setting.millis("ingest.rules.watch-interval.ms", 10_000,
+            "How often a running aggregation reads the deployment's rules record (one point read); when a newer generation was "
+                    + "applied it stops, so it can be restarted with the applied rules (README.md, Rules that change).")
+            .validate(d -> !d.isZero(), "must be > 0");
+    public static final Setting<Duration> RULES_SWITCH_MARGIN = Setting.millis("ingest.rules.switch-margin.ms", 60_000,
+            "./tally rules apply puts the seam of added and changed grades this long after every instance on the old rules has "
+                    + "had to stop: apply time + ingest.max-future-skew.ms + ingest.rules.watch-interval.ms + this, rounded up to "
+                    + "the second. Covers an instance's shutdown and clock differences between hosts.")
+            .validate(d -> !d.isNegative(), "must be >= 0");
+
     public static final List<Setting<?>> ALL = List.of(RULES, SOURCES, DEDUPE_HORIZON, MAX_FUTURE_SKEW, LATE_BOUND, MAX_AMOUNT,
-            THREADS, STANDBYS, RESTART_INITIAL, RESTART_MAX);
+            THREADS, STANDBYS, RESTART_INITIAL, RESTART_MAX, RULES_WATCH, RULES_SWITCH_MARGIN);
+
+    /** How long after an apply the seam of its added and changed grades falls at the earliest ({@link #RULES_SWITCH_MARGIN}). */
+    public Duration rulesSwitchDelay() {
+        return topology.maxFutureSkew().plus(rulesWatchInterval).plus(rulesSwitchMargin);
+    }
 
     static AggregationSettings from(Config c) {
         return new AggregationSettings(c.get(RULES), c.get(SOURCES),
                 new TopologySettings(c.get(DEDUPE_HORIZON), c.get(MAX_FUTURE_SKEW), c.get(LATE_BOUND), new BigDecimal(c.get(MAX_AMOUNT))),
-                c.get(THREADS), c.get(STANDBYS), new StreamRestarts.Backoff(c.get(RESTART_INITIAL), c.get(RESTART_MAX)));
+                c.get(THREADS), c.get(STANDBYS), new StreamRestarts.Backoff(c.get(RESTART_INITIAL), c.get(RESTART_MAX)),
+                c.get(RULES_WATCH), c.get(RULES_SWITCH_MARGIN));
     }
 }

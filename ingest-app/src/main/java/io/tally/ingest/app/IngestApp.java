@@ -4,6 +4,12 @@ import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.CosmosAsyncContainer;
 import com.azure.cosmos.ThrottlingRetryOptions;
 import io.tally.cosmos.CosmosClients;
+import io.tally.ingest.rules.DeploymentRules;
+import io.tally.ingest.rules.RulesWatch;
+import io.tally.ingest.topology.CountedGrades;
+import io.tally.rules.state.RulesState;
+import io.tally.rules.state.RulesStateStore;
+import java.time.Instant;
 import io.tally.rules.GradeRule;
 import io.tally.rules.GradeRules;
 import io.tally.rules.source.RuleFields;
@@ -44,6 +50,8 @@ public final class IngestApp implements AutoCloseable {
     private final IngestMetrics metrics = new IngestMetrics();
     private KafkaStreams streams;
     private CosmosAsyncClient cosmos;
+    private CosmosAsyncContainer container;
+    private RulesWatch rulesWatch;
     private BucketSink sink;
     private Thread sinkThread;
     private StreamRestarts restarts;
@@ -98,17 +106,24 @@ public final class IngestApp implements AutoCloseable {
 
     private void startAggregation() {
         AggregationSettings agg = settings.aggregation();
-        GradeRules rules = GradeRules.load(agg.rulesLocation());
-        log.info("grade rules from {}: {}", agg.rulesLocation(), rules.rules().stream().map(GradeRule::name).toList());
+        SourceTopics sources = sources();
+        DeploymentRules.RulesFile file = DeploymentRules.RulesFile.load(agg.rulesLocation(), sources.sources());
+        GradeRules rules = file.rules();
+        DeploymentRules deployment = new DeploymentRules(new RulesStateStore(container()));
+        RulesState counted = deployment.counted(file, Instant.now()); // refuses a file other than the applied one
+        log.info("grade rules from {} (generation {}): {}", agg.rulesLocation(), counted.generation(),
+                rules.rules().stream().map(GradeRule::name).toList());
+        counted.grades().stream().filter(g -> !g.complete()).forEach(g -> log.info(
+                "grade {} counted live from {}; its history before that is pending (./tally rules backfill)", g.grade(), g.countingFrom()));
         if (agg.topology().lateBound().compareTo(rules.longestRetention()) < 0) {
             log.warn("ingest.late-bound.ms ({}) is shorter than the longest rule retention ({}): events between the two go to the DLQ as LATE",
                     agg.topology().lateBound(), rules.longestRetention());
         }
-        SourceTopics sources = sources();
         SchemaRegistryClient registry = new SchemaRegistryClient(settings.registryClient());
         checkSources(agg.sourcesLocation(), sources, RuleFields.of(rules), registry);
         StreamsBuilder builder = new StreamsBuilder();
-        TallyTopology.build(builder, settings.topics(), agg.topology(), rules, sources, TallyTopology.eventDeserializer(registry));
+        TallyTopology.build(builder, settings.topics(), agg.topology(), rules, CountedGrades.of(counted), sources,
+                TallyTopology.eventDeserializer(registry));
         streams = new KafkaStreams(builder.build(), streamsProperties());
         restarts = new StreamRestarts(agg.restartBackoff(), metrics.registry());
         streams.setUncaughtExceptionHandler(restarts); // replace a failed thread, after a bounded exponential wait
@@ -116,8 +131,18 @@ public final class IngestApp implements AutoCloseable {
         streams.setStateListener((now, before) -> {
             log.info("kafka streams {} -> {}", before, now);
             restarts.streamsStateChanged(now);
+            if (now == KafkaStreams.State.ERROR) stopFailed("the aggregation stopped (see the error above)");
         });
         streams.start();
+        rulesWatch = new RulesWatch(deployment, counted.generation(), agg.rulesWatchInterval(),
+                () -> stopFailed("a newer rules generation was applied"));
+    }
+
+    /** Ends the process's run as failed: Main exits non-zero, so a supervisor restarts it (with the applied rules). */
+    private void stopFailed(String why) {
+        log.error("ingest-app stopping: {}", why);
+        failed = true;
+        stopped.countDown();
     }
 
     /**
@@ -158,8 +183,13 @@ public final class IngestApp implements AutoCloseable {
 
     /** ingest-app's choices, then Kafka Streams' defaults it changes, then kafka.* and kafka.streams.* (which win). */
     Properties streamsProperties() {
+        return streamsProperties(settings, settings.applicationId());
+    }
+
+    /** The aggregation's Kafka Streams properties under {@code applicationId} (a backfill runs as its own application). */
+    public static Properties streamsProperties(IngestSettings settings, String applicationId) {
         Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId());
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.STATE_DIR_CONFIG, settings.stateDir().toString());
@@ -171,12 +201,20 @@ public final class IngestApp implements AutoCloseable {
         return p;
     }
 
+    /** The bucket container, its client made on first use: the sink writes there, the aggregation reads the rules record. */
+    private CosmosAsyncContainer container() {
+        if (container == null) {
+            // The sink owns throttling (see docs/sink.md): its client hands 429s over after sink.sdk-throttle-retries.
+            cosmos = CosmosClients.build(settings.cosmos(), b -> b.throttlingRetryOptions(new ThrottlingRetryOptions()
+                    .setMaxRetryAttemptsOnThrottledRequests(settings.sink().throttleRetriesInSdk())));
+            container = CosmosClients.container(cosmos, settings.cosmos());
+        }
+        return container;
+    }
+
     private void startSink() {
         SinkSettings sinkSettings = settings.sink();
-        // The sink owns throttling (see docs/sink.md): its client hands 429s over after sink.sdk-throttle-retries.
-        cosmos = CosmosClients.build(settings.cosmos(), b -> b.throttlingRetryOptions(new ThrottlingRetryOptions()
-                .setMaxRetryAttemptsOnThrottledRequests(sinkSettings.throttleRetriesInSdk())));
-        CosmosAsyncContainer container = CosmosClients.container(cosmos, settings.cosmos());
+        CosmosAsyncContainer container = container();
         CosmosClients.warmUp(container, settings.cosmos());
         CosmosBulkExecutor.enableFleetBudget(cosmos, container, sinkSettings, settings.cosmos());
         sink = BucketSink.create(sinkSettings, settings.topics(), settings.kafka().consumerConfig(),
@@ -207,6 +245,7 @@ public final class IngestApp implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        if (rulesWatch != null) rulesWatch.close();
         if (restarts != null) restarts.close(); // a thread waiting to be replaced stops waiting
         if (streams != null) streams.close(Duration.ofSeconds(30));
         if (endpoint != null) endpoint.close();

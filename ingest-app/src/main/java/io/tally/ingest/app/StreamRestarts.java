@@ -91,6 +91,13 @@ final class StreamRestarts implements StreamsUncaughtExceptionHandler {
 
     @Override
     public StreamThreadExceptionResponse handle(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof io.tally.ingest.topology.RulesGenerationException) {
+                // a replaced thread would meet the same document: only a restart with the applied rules helps
+                log.error("stream thread failed: {}; stopping this instance's aggregation", t.getMessage());
+                return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            }
+        }
         Cause cause = Cause.of(e);
         Duration wait = recordFailure(cause);
         (cause == Cause.REGISTRY_UNAVAILABLE ? registryFailures : otherFailures).increment();

@@ -49,7 +49,7 @@ final class ReplayAggregator {
     private final BucketStarts starts = new BucketStarts();
     private final Map<Integer, Map<String, Long>> seenByPartition = new HashMap<>();
     private final Map<String, EntityBucket> buckets = new LinkedHashMap<>();
-    private final EntityBucketMath.Documents documents = (key, create) -> buckets.computeIfAbsent(key, k -> create.get());
+    private final EntityBucketMath.Documents documents;
     private final Set<String> straddling = new HashSet<>();
     private final Map<DeadLetters.Reason, Long> rejected = new EnumMap<>(DeadLetters.Reason.class);
     private long read;
@@ -57,7 +57,26 @@ final class ReplayAggregator {
     private long duplicates;
     private long outsideRange;
 
-    ReplayAggregator(EventIntake intake, FanOut fanOut, RuleSelection rules, ReplayRange range, Duration dedupeHorizon) {
+    /**
+     * @param verFloor the least {@code ver} of a document under the rules generation replayed
+     *                 (io.tally.rules.state.RulesState#verFloor): every document starts there, as live ones do
+     */
+    ReplayAggregator(EventIntake intake, FanOut fanOut, RuleSelection rules, ReplayRange range, Duration dedupeHorizon, long verFloor) {
+        this.documents = new EntityBucketMath.Documents() {
+            @Override
+            public EntityBucket changing(String key, java.util.function.Supplier<EntityBucket> create) {
+                return buckets.computeIfAbsent(key, k -> {
+                    EntityBucket doc = create.get();
+                    if (verFloor > 0) doc.restart(verFloor, null);
+                    return doc;
+                });
+            }
+
+            @Override
+            public EntityBucket peek(String key) {
+                return buckets.get(key);
+            }
+        };
         this.intake = intake;
         this.fanOut = fanOut;
         this.rules = rules;

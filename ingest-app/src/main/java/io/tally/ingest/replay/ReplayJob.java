@@ -3,6 +3,9 @@ package io.tally.ingest.replay;
 import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.ThrottlingRetryOptions;
 import io.tally.cosmos.CosmosClients;
+import io.tally.ingest.rules.DeploymentRules;
+import io.tally.rules.state.RulesState;
+import io.tally.rules.state.RulesStateStore;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.source.SourceReader;
 import io.tally.ingest.source.SourceTopics;
@@ -82,24 +85,38 @@ public final class ReplayJob {
         long t0 = System.nanoTime();
         IngestSettings ingest = settings.ingest();
         TopologySettings topology = ingest.aggregation().topology();
-        GradeRules rules = loadRules(ingest.aggregation().rulesLocation());
+        Sources sourcesFile = loadSources(ingest.aggregation().sourcesLocation());
+        DeploymentRules.RulesFile file = loadRules(ingest.aggregation().rulesLocation(), sourcesFile);
+        GradeRules rules = file.rules();
         RuleSelection selection = selection(rules);
         ReplayRange range = settings.range();
         Instant readFrom = range.from().minus(topology.maxFutureSkew());
-        SourceTopics sources = new SourceTopics(loadSources(ingest.aggregation().sourcesLocation()), ingest.topics().prefix());
+        SourceTopics sources = new SourceTopics(sourcesFile, ingest.topics().prefix());
         RuleFields fields = RuleFields.of(rules);
-        ReplayAggregator aggregator = new ReplayAggregator(
-                new EventIntake(new SourceReader(sources, fields, TallyTopology.eventDeserializer(new SchemaRegistryClient(ingest.registryClient()))),
-                        EventValidator.of(topology, fields, sources.sources())),
-                new FanOut(rules, fields), selection, range, topology.dedupeHorizon());
+        // As the sink's client: 429s reach the writer's AIMD limiter after sink.sdk-throttle-retries (docs/sink.md).
+        CosmosAsyncClient cosmos = CosmosClients.build(ingest.cosmos(), b -> b.throttlingRetryOptions(new ThrottlingRetryOptions()
+                .setMaxRetryAttemptsOnThrottledRequests(ingest.sink().throttleRetriesInSdk())));
         ReplayPlan plan;
-        try (KafkaConsumer<byte[], byte[]> consumer = consumer(ingest)) {
-            List<String> topics = topics(consumer, sources);
-            log.info("replay of {} (rules {}) from {} into {}", range, selection.names(), topics, ingest.cosmos().container());
-            plan = ReplayPlan.capture(consumer, topics, range.from(), readFrom, KAFKA_TIMEOUT);
-            read(consumer, plan, aggregator);
+        WriteTotals writes;
+        ReplayAggregator aggregator;
+        try {
+            var container = CosmosClients.container(cosmos, ingest.cosmos());
+            RulesState counted = counted(container, file);
+            aggregator = new ReplayAggregator(
+                    new EventIntake(new SourceReader(sources, fields, TallyTopology.eventDeserializer(new SchemaRegistryClient(ingest.registryClient()))),
+                            EventValidator.of(topology, fields, sources.sources())),
+                    new FanOut(rules, fields), selection, range, topology.dedupeHorizon(), RulesState.verFloor(counted.generation()));
+            try (KafkaConsumer<byte[], byte[]> consumer = consumer(ingest)) {
+                List<String> topics = topics(consumer, sources);
+                log.info("replay of {} (rules {}, generation {}) from {} into {}", range, selection.names(), counted.generation(), topics,
+                        ingest.cosmos().container());
+                plan = ReplayPlan.capture(consumer, topics, range.from(), readFrom, KAFKA_TIMEOUT);
+                read(consumer, plan, aggregator);
+            }
+            writes = write(aggregator, cosmos, container);
+        } finally {
+            cosmos.close();
         }
-        WriteTotals writes = write(aggregator);
         return new ReplayReport(ingest.cosmos().container(), range, settings.applicationId(), plan.partitions().size(),
                 plan.total(), aggregator.read(), aggregator.accepted(), aggregator.rejected(), aggregator.duplicates(),
                 aggregator.outsideRange(), aggregator.buckets().size(), aggregator.skippedAtBounds(), writes,
@@ -126,10 +143,23 @@ public final class ReplayJob {
         }
     }
 
-    private static GradeRules loadRules(String location) {
+    private static DeploymentRules.RulesFile loadRules(String location, Sources sources) {
         try {
-            return GradeRules.load(location);
+            return DeploymentRules.RulesFile.load(location, sources);
         } catch (RulesException e) {
+            throw new ReplayException(EXIT_USAGE, e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The rules generation the target container counts: a replay computes every grade over its whole range (history
+     * included, so it ignores seams) and writes under that generation's {@code ver}; a container without a record (a
+     * rebuild into a new one) records the file as its generation 0.
+     */
+    private static RulesState counted(com.azure.cosmos.CosmosAsyncContainer container, DeploymentRules.RulesFile file) {
+        try {
+            return new DeploymentRules(new RulesStateStore(container)).counted(file, Instant.now());
+        } catch (DeploymentRules.Mismatch e) {
             throw new ReplayException(EXIT_USAGE, e.getMessage(), e);
         }
     }
@@ -189,19 +219,12 @@ public final class ReplayJob {
         progress.finish(done);
     }
 
-    private WriteTotals write(ReplayAggregator aggregator) throws InterruptedException {
+    private WriteTotals write(ReplayAggregator aggregator, CosmosAsyncClient cosmos, com.azure.cosmos.CosmosAsyncContainer container)
+            throws InterruptedException {
         IngestSettings ingest = settings.ingest();
-        // As the sink's client: 429s reach the writer's AIMD limiter after sink.sdk-throttle-retries (docs/sink.md).
-        CosmosAsyncClient cosmos = CosmosClients.build(ingest.cosmos(), b -> b.throttlingRetryOptions(new ThrottlingRetryOptions()
-                .setMaxRetryAttemptsOnThrottledRequests(ingest.sink().throttleRetriesInSdk())));
-        try {
-            var container = CosmosClients.container(cosmos, ingest.cosmos());
-            // With a fleet budget, a replay writes under it as one more member, beside the live sinks.
-            CosmosBulkExecutor.enableFleetBudget(cosmos, container, ingest.sink(), ingest.cosmos());
-            return new ReplayWriter(ingest.sink(), new CosmosBulkExecutor(container, ingest.sink()), settings.writeTimeout())
-                    .write(aggregator.buckets(), progress);
-        } finally {
-            cosmos.close();
-        }
+        // With a fleet budget, a replay writes under it as one more member, beside the live sinks.
+        CosmosBulkExecutor.enableFleetBudget(cosmos, container, ingest.sink(), ingest.cosmos());
+        return new ReplayWriter(ingest.sink(), new CosmosBulkExecutor(container, ingest.sink()), settings.writeTimeout())
+                .write(aggregator.buckets(), progress);
     }
 }

@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 /** The arguments of a {@code rules} command: {@code --key=value} settings, and the files named around them. */
-record CommandArgs(List<String> flags, List<String> files) {
-    static CommandArgs split(String[] args) {
+public record CommandArgs(List<String> flags, List<String> files) {
+    public static CommandArgs split(String[] args) {
         List<String> flags = new ArrayList<>();
         List<String> files = new ArrayList<>();
         for (String a : args) (a.startsWith("--") ? flags : files).add(a);
@@ -18,7 +18,7 @@ record CommandArgs(List<String> flags, List<String> files) {
     }
 
     /** The settings from the flags and {@code env}, or null after saying on {@code err} why they are invalid. */
-    Config config(List<Setting<?>> settings, Map<String, String> env, PrintStream err) {
+    public Config config(List<Setting<?>> settings, Map<String, String> env, PrintStream err) {
         try {
             return Config.load(settings, List.of(), flags.toArray(String[]::new), env);
         } catch (ConfigException e) {

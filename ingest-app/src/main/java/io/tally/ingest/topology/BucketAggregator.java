@@ -41,6 +41,7 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
     private final String commitHookStore;
     private final BucketStarts starts = new BucketStarts();
     private final EntityBucketMath.RuleTtls ttls;
+    private final CountedGrades counted;
     /** Documents changed since the last write, in the order first changed; one lookup per delta, updated in place. */
     private final Map<String, Changed> changed = new LinkedHashMap<>();
     private ProcessorContext<String, EntityBucket> context;
@@ -61,8 +62,9 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
         }
     }
 
-    BucketAggregator(String storeName, String commitHookStore, EntityBucketMath.RuleTtls ttls) {
+    BucketAggregator(String storeName, String commitHookStore, EntityBucketMath.RuleTtls ttls, CountedGrades counted) {
         this.ttls = ttls;
+        this.counted = counted;
         this.storeName = storeName;
         this.commitHookStore = commitHookStore;
     }
@@ -93,13 +95,27 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
         Changed doc = changed.get(key);
         if (doc == null) {
             ValueAndTimestamp<EntityBucket> stored = buckets.get(key);
-            doc = stored == null ? new Changed(create.get(), recordTimestamp, true)
-                    : new Changed(stored.value(), Math.max(recordTimestamp, stored.timestamp()), false);
-            changed.put(key, doc);
+            if (stored == null) {
+                doc = new Changed(create.get(), recordTimestamp, true);
+                if (counted.generation() > 0) doc.value.restart(counted.verFloor(), null);
+                changed.put(key, doc);
+            } else {
+                doc = new Changed(stored.value(), Math.max(recordTimestamp, stored.timestamp()), false);
+                changed.put(key, doc); // first: moving a main document to a new generation changes its pages through here
+                EntityBucketMath.loaded(this, key, doc.value, counted, ttls);
+            }
         } else {
             doc.timestamp = Math.max(recordTimestamp, doc.timestamp);
         }
         return doc.value;
+    }
+
+    @Override
+    public EntityBucket peek(String key) {
+        Changed doc = changed.get(key);
+        if (doc != null) return doc.value;
+        ValueAndTimestamp<EntityBucket> stored = buckets.get(key);
+        return stored == null ? null : stored.value();
     }
 
     private void writeChanged() {

@@ -6,6 +6,9 @@ import io.tally.model.EntityBucket;
 import io.tally.model.EntityBucketId;
 import io.tally.model.EntityBucketLayout;
 import io.tally.model.TimeUnit;
+import io.tally.rules.state.RulesState;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
@@ -26,6 +29,24 @@ public final class EntityBucketMath {
     public interface Documents {
         /** The document under {@code key}, made with {@code create} when there is none; the caller will change it. */
         EntityBucket changing(String key, Supplier<EntityBucket> create);
+
+        /** The document under {@code key} as it stands, or null; only read, never changed. */
+        EntityBucket peek(String key);
+
+        /** Documents kept in {@code docs} by key, each made by its creator and never moved between generations. */
+        static Documents in(Map<String, EntityBucket> docs) {
+            return new Documents() {
+                @Override
+                public EntityBucket changing(String key, Supplier<EntityBucket> create) {
+                    return docs.computeIfAbsent(key, k -> create.get());
+                }
+
+                @Override
+                public EntityBucket peek(String key) {
+                    return docs.get(key);
+                }
+            };
+        }
     }
 
     /** A rule's retention in seconds (a delta's {@code ttlSeconds}), or -1 for a rule the deployment no longer has. */
@@ -65,6 +86,94 @@ public final class EntityBucketMath {
                     .computeIfAbsent(EntityBucketLayout.pageOf(q, EntityBucketLayout.SPILL_PAGES), p -> new TreeMap<>()).put(q, a));
             byPage.forEach((p, values) -> page(docs, pk, d, start, p).addSpilled(values, d.ttlSeconds()));
         }
+    }
+
+    /**
+     * A document stage 5 has just read from its store under {@code key}, before anything changes it: one of an older
+     * rules generation moves to {@code counted}'s ({@link #rebase}); one of a newer generation means another instance
+     * already counts rules this process does not know, and nothing may be written over it.
+     *
+     * @throws RulesGenerationException for a document of a newer generation
+     */
+    public static void loaded(Documents docs, String key, EntityBucket doc, CountedGrades counted, RuleTtls ttls) {
+        long generation = RulesState.generationOf(doc.ver());
+        if (generation > counted.generation()) throw new RulesGenerationException(key, generation, counted.generation());
+        if (generation < counted.generation()) rebase(docs, doc, counted, ttls);
+    }
+
+    /**
+     * Moves {@code doc}, last written under an older rules generation, to the generation of {@code counted}: the values
+     * of every grade that generation does not keep leave it (a removed grade, a changed grade's old version), with the
+     * spill pages of a dropped qualified rule and the dropped grades of an hour's moved-out minutes; an hour left with
+     * few enough minute grades takes them back from its minute documents. Its {@code ver} restarts at the generation's
+     * floor plus the grade updates it still counts, and its {@code ttl} follows the grades it still holds. So a document
+     * sheds a retired grade at its next write, and ends as a replay under the new generation would build it. Pages and
+     * minute documents are always moved with their main document, which is changed first (they come through
+     * {@code docs}, which moves them too when it loads them).
+     */
+    static void rebase(Documents docs, EntityBucket doc, CountedGrades counted, RuleTtls ttls) {
+        long generation = RulesState.generationOf(doc.ver());
+        long held = doc.ver() - RulesState.verFloor(generation);
+        List<String> droppedSpills = new ArrayList<>();
+        long dropped = doc.drop((rule, unit) -> counted.keeps(rule, unit, generation), droppedSpills);
+        String pk = doc.pk();
+        EntityBucketId where = EntityBucketId.parse(doc.id());
+        java.util.Set<String> rules = new java.util.TreeSet<>(doc.rulesHeld());
+        for (String rule : droppedSpills) {
+            for (int p = 0; p < EntityBucketLayout.SPILL_PAGES; p++) {
+                String pageKey = BucketKey.updateKey(pk, EntityBucketId.page(where.unit(), where.bucketIndex(), rule, p));
+                EntityBucket page = docs.peek(pageKey);
+                if (page == null) continue;
+                for (Map<String, Aggregate> values : page.qualified().values()) for (Aggregate a : values.values()) dropped += a.count();
+                docs.changing(pageKey, () -> page);
+            }
+        }
+        if (!doc.isPage() && where.unit() == TimeUnit.HOUR && !doc.nestsMinutes()) {
+            dropped += movedOutMinutes(docs, doc, where, counted, generation, rules);
+        }
+        int ttl = -1;
+        for (String r : rules) ttl = Math.max(ttl, ttls.ttlSeconds(r));
+        doc.restart(counted.verFloor() + held - dropped, ttl >= 0 ? ttl : null);
+    }
+
+    /**
+     * The dropped grades of an hour's moved-out minutes: gone from the minute documents, counted out of the hour. When
+     * the grades kept fit the hour again, they go back into it, as the layout would have placed them had the dropped
+     * grades never been counted. Adds the rules of the minute grades kept to {@code rules}.
+     */
+    private static long movedOutMinutes(Documents docs, EntityBucket hour, EntityBucketId where, CountedGrades counted, long generation,
+                                        java.util.Set<String> rules) {
+        long first = where.bucketIndex() * 60;
+        long dropped = 0;
+        Map<String, Map<Integer, Aggregate>> kept = new TreeMap<>();
+        List<String> holding = new ArrayList<>();
+        for (long m = first; m < first + 60; m++) {
+            String minuteKey = BucketKey.updateKey(hour.pk(), EntityBucketId.main(TimeUnit.MINUTE, m));
+            EntityBucket minute = docs.peek(minuteKey);
+            if (minute == null) continue;
+            boolean any = false;
+            for (Map.Entry<String, Aggregate> g : minute.grades().entrySet()) {
+                if (counted.keeps(g.getKey(), TimeUnit.MINUTE, generation)) {
+                    kept.computeIfAbsent(g.getKey(), r -> new TreeMap<>()).put(EntityBucket.minuteOfHour(m), g.getValue());
+                } else {
+                    dropped += g.getValue().count();
+                }
+                any = true;
+            }
+            if (any) holding.add(minuteKey);
+        }
+        int keptGrades = kept.values().stream().mapToInt(Map::size).sum();
+        boolean renest = dropped > 0 && keptGrades <= EntityBucketLayout.MAX_INLINE_MINUTE_GRADES;
+        for (String minuteKey : holding) {
+            EntityBucket minute = docs.changing(minuteKey, () -> docs.peek(minuteKey)); // moved to the generation as it loads
+            if (renest) {
+                minute.drop((r, u) -> false, new ArrayList<>());
+                minute.restart(counted.verFloor(), null);
+            }
+        }
+        if (renest) hour.nestMinutes(kept);
+        rules.addAll(kept.keySet());
+        return dropped;
     }
 
     /**

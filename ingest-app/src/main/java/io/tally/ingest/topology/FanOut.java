@@ -30,19 +30,25 @@ public final class FanOut {
 
     private final int slots;
 
+    /** The live run's fan-out when every grade is counted from the start. */
     public FanOut(GradeRules rules, RuleFields fields) {
-        this.rules = rules.rules().stream().map(r -> new CompiledRule(r, fields)).toList();
+        this(rules, fields, CountedGrades.fromStart(rules), CountedGrades.Side.LIVE);
+    }
+
+    /** The fan-out of {@code side} of each grade's seam ({@link CountedGrades}). */
+    public FanOut(GradeRules rules, RuleFields fields, CountedGrades counted, CountedGrades.Side side) {
+        this.rules = rules.rules().stream().map(r -> new CompiledRule(r, fields, counted, side)).toList();
         this.units = rules.units().toArray(TimeUnit[]::new);
         this.slots = fields.names().size();
     }
 
-    /** The event's deltas grouped by pk, in rule order. */
     /** The retention in seconds of rule {@code name}, -1 when this fan-out has no such rule. */
     public int ttlSeconds(String name) {
         for (CompiledRule r : rules) if (r.rule.name().equals(name)) return r.ttlSeconds;
         return -1;
     }
 
+    /** The event's deltas grouped by pk, in rule order. */
     public List<EntityDeltas> deltas(SourceEvent event, long recordTimestampMs) {
         long timeMs = event.eventTimeMs();
         String domain = event.domain();
@@ -52,7 +58,7 @@ public final class FanOut {
         List<EntityDeltas.Delta>[] byEntityField = bundles(slots);
         long[] bucketIndex = indexes(event);
         for (CompiledRule r : rules) {
-            if (timeMs < recordTimestampMs - r.retentionMs || !r.accepts(event)) continue;
+            if (timeMs < recordTimestampMs - r.retentionMs || !r.counts(timeMs, recordTimestampMs) || !r.accepts(event)) continue;
             if (r.needsAmount && event.amount() == null) continue; // the source has no amount
             List<EntityDeltas.Delta> deltas = byEntityField[r.entityPos];
             if (deltas == null) {
@@ -63,6 +69,7 @@ public final class FanOut {
             String qualifier = r.qualifierPos < 0 ? null : event.field(r.qualifierPos);
             if (r.qualifierPos >= 0 && qualifier == null) continue;
             for (TimeUnit unit : r.rule.units()) {
+                if (!r.counts(unit, timeMs, recordTimestampMs)) continue;
                 deltas.add(EntityDeltas.Delta.of(r.rule.name(), qualifier, unit, bucketIndex[unit.ordinal()], r.aggregations, r.ttlSeconds,
                         event.amount()));
             }
@@ -99,9 +106,21 @@ public final class FanOut {
         final int ttlSeconds;
         final int aggregations;
         final boolean needsAmount;
+        /** Per unit ordinal, the seam of this rule's grade in it ({@link CountedGrades#seamMs}). */
+        final long[] seamMs = new long[TimeUnit.values().length];
+        final boolean live;
+        /** The seam of the unit that counts the most events on this side: a rule no unit counts is skipped before its filter is read. */
+        final long widestSeamMs;
 
-        CompiledRule(GradeRule rule, RuleFields fields) {
+        CompiledRule(GradeRule rule, RuleFields fields, CountedGrades counted, CountedGrades.Side side) {
             this.rule = rule;
+            this.live = side == CountedGrades.Side.LIVE;
+            long widest = live ? Long.MAX_VALUE : Long.MIN_VALUE;
+            for (TimeUnit u : rule.units()) {
+                long seam = seamMs[u.ordinal()] = counted.seamMs(rule.name(), u, side);
+                widest = live ? Math.min(widest, seam) : Math.max(widest, seam);
+            }
+            this.widestSeamMs = widest;
             this.entityPos = fields.slot(rule.entityField());
             this.qualifierPos = rule.qualifierField().map(fields::slot).orElse(-1);
             this.filterPos = rule.filter().map(f -> fields.slot(f.field())).orElse(-1);
@@ -114,6 +133,20 @@ public final class FanOut {
             // A count needs no amount: a rule over the amount that only counts still counts a source without one.
             this.needsAmount = rule.value() == GradeRule.ValueSource.AMOUNT
                     && (aggregations & (EntityDeltas.SUM | EntityDeltas.MIN | EntityDeltas.MAX)) != 0;
+        }
+
+        /** Whether the event counts for some unit of this rule on this fan-out's side of the seams. */
+        boolean counts(long timeMs, long recordTimestampMs) {
+            return onSide(widestSeamMs, timeMs, recordTimestampMs);
+        }
+
+        boolean counts(TimeUnit unit, long timeMs, long recordTimestampMs) {
+            return onSide(seamMs[unit.ordinal()], timeMs, recordTimestampMs);
+        }
+
+        private boolean onSide(long seam, long timeMs, long recordTimestampMs) {
+            boolean after = timeMs >= seam || recordTimestampMs >= seam;
+            return live ? after : !after;
         }
 
         boolean accepts(SourceEvent e) {

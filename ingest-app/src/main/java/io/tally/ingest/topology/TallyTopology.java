@@ -71,15 +71,19 @@ public final class TallyTopology {
      */
     public static void build(StreamsBuilder builder, Topics.Names topics, TopologySettings settings, GradeRules rules,
                              SourceTopics sources, Deserializer<?> events) {
+        build(builder, topics, settings, rules, CountedGrades.fromStart(rules), sources, events);
+    }
+
+    /**
+     * As above, counting the grades of {@code counted}'s generation, each from its seam on, and moving every document
+     * written under an older generation to it as stage 5 first changes it ({@link EntityBucketMath#rebase}).
+     */
+    public static void build(StreamsBuilder builder, Topics.Names topics, TopologySettings settings, GradeRules rules,
+                             CountedGrades counted, SourceTopics sources, Deserializer<?> events) {
         RuleFields fields = RuleFields.of(rules);
-        SourceReader reader = new SourceReader(sources, fields, events);
         PartitionKeyPartitioner byPartitionKey = new PartitionKeyPartitioner();
-        EventIntake intake = new EventIntake(reader, EventValidator.of(settings, fields, sources.sources()));
-        DedupeRule dedupe = new DedupeRule(settings.dedupeHorizon());
-        builder.addStateStore(Stores.windowStoreBuilder(
-                Stores.persistentWindowStore(DEDUPE_STORE, dedupe.retention(), Duration.ofMillis(dedupe.cellWidthMs()), false),
-                Serdes.String(), Serdes.Long()));
-        builder.addStateStore(CommitHook.builder(FAN_OUT_COMMIT_HOOK));
+        EventIntake intake = intake(settings, fields, sources, events);
+        DedupeRule dedupe = dedupeAndFanOutStores(builder, settings);
         builder.addStateStore(CommitHook.builder(AGGREGATE_COMMIT_HOOK));
         // No record cache: stage 5 keeps the documents changed within a commit interval itself, as objects.
         builder.addStateStore(Stores.timestampedKeyValueStoreBuilder(Stores.persistentTimestampedKeyValueStore(BUCKET_STORE),
@@ -96,12 +100,59 @@ public final class TallyTopology {
         decoded.filter((k, d) -> !d.isRejected(), Named.as("accepted"))
                 .mapValues(Decoded::event, Named.as("event"))
                 .process(() -> new DedupeProcessor(DEDUPE_STORE, dedupe), Named.as(DEDUPE), DEDUPE_STORE)
-                .process(() -> new FanOutProcessor(new FanOut(rules, fields), FAN_OUT_COMMIT_HOOK), Named.as(FAN_OUT), FAN_OUT_COMMIT_HOOK)
+                .process(() -> new FanOutProcessor(new FanOut(rules, fields, counted, CountedGrades.Side.LIVE), FAN_OUT_COMMIT_HOOK), Named.as(FAN_OUT), FAN_OUT_COMMIT_HOOK)
                 .repartition(Repartitioned.<String, EntityDeltas>as(REPARTITION)
                         .withKeySerde(Serdes.String()).withValueSerde(EntityDeltasSerde.serde()).withStreamPartitioner(byPartitionKey.forDeltas()))
-                .process(() -> new BucketAggregator(BUCKET_STORE, AGGREGATE_COMMIT_HOOK, ttls), Named.as(AGGREGATE), BUCKET_STORE, AGGREGATE_COMMIT_HOOK)
+                .process(() -> new BucketAggregator(BUCKET_STORE, AGGREGATE_COMMIT_HOOK, ttls, counted), Named.as(AGGREGATE), BUCKET_STORE, AGGREGATE_COMMIT_HOOK)
                 .to(topics.bucketUpdates(), Produced.with(Serdes.String(), EntityBucketSerde.serde())
                         .withStreamPartitioner(byPartitionKey).withName(SINK));
+    }
+
+    /** The backfill's node that keeps only records before the end it reads to ({@link HistoryBound}). */
+    public static final String HISTORY_BOUND = "history-bound";
+
+    /**
+     * The backfill of {@code counted}'s pending grades: stages 1-3 of the live topology over every source's records
+     * before {@code end} (the input offsets it reads to), with the same checks and a dedupe of its own over the same
+     * records, counting only the history side of each pending grade's seam ({@link CountedGrades.Side#HISTORY}). Its
+     * deltas go where the live stage 3 writes its own, the live application's stage-5 input topic, partitioned by
+     * {@code pk} the same way: stage 5 stays the one writer of every document, applies them to its store (adding to
+     * what the live side counted, never replacing it) and emits the documents to the sink like any other change. Both
+     * applications are exactly-once, so a killed backfill resumes without counting an event twice. Rejected records
+     * are dropped: the live run sent them to the DLQ already.
+     */
+    public static void buildHistory(StreamsBuilder builder, String liveApplicationId, TopologySettings settings, GradeRules rules,
+                                    CountedGrades counted, SourceTopics sources, Deserializer<?> events, HistoryBound.End end) {
+        RuleFields fields = RuleFields.of(rules);
+        EventIntake intake = intake(settings, fields, sources, events);
+        DedupeRule dedupe = dedupeAndFanOutStores(builder, settings);
+        PartitionKeyPartitioner byPartitionKey = new PartitionKeyPartitioner();
+        input(builder, sources)
+                .process(() -> new HistoryBound(end), Named.as(HISTORY_BOUND))
+                .process(() -> new DecodeProcessor(intake), Named.as(DECODE))
+                .filter((k, d) -> !d.isRejected(), Named.as("accepted"))
+                .mapValues(Decoded::event, Named.as("event"))
+                .process(() -> new DedupeProcessor(DEDUPE_STORE, dedupe), Named.as(DEDUPE), DEDUPE_STORE)
+                .process(() -> new FanOutProcessor(new FanOut(rules, fields, counted, CountedGrades.Side.HISTORY), FAN_OUT_COMMIT_HOOK),
+                        Named.as(FAN_OUT), FAN_OUT_COMMIT_HOOK)
+                .peek((pk, d) -> end.sent(d.deltas().size()), Named.as("count-history"))
+                .to(repartitionTopic(liveApplicationId), Produced.with(Serdes.String(), EntityDeltasSerde.serde())
+                        .withStreamPartitioner(byPartitionKey.forDeltas()).withName("history-to-stage-5"));
+    }
+
+    /** Stage 1's decoding and checks, the same for live and backfill. */
+    private static EventIntake intake(TopologySettings settings, RuleFields fields, SourceTopics sources, Deserializer<?> events) {
+        return new EventIntake(new SourceReader(sources, fields, events), EventValidator.of(settings, fields, sources.sources()));
+    }
+
+    /** The stores of stages 2 and 3 (the dedupe's sightings, the fan-out's commit hook); the dedupe rule they serve. */
+    private static DedupeRule dedupeAndFanOutStores(StreamsBuilder builder, TopologySettings settings) {
+        DedupeRule dedupe = new DedupeRule(settings.dedupeHorizon());
+        builder.addStateStore(Stores.windowStoreBuilder(
+                Stores.persistentWindowStore(DEDUPE_STORE, dedupe.retention(), Duration.ofMillis(dedupe.cellWidthMs()), false),
+                Serdes.String(), Serdes.Long()));
+        builder.addStateStore(CommitHook.builder(FAN_OUT_COMMIT_HOOK));
+        return dedupe;
     }
 
     /** Records of any source, decoded with the writer schema of their id, as generic records. */

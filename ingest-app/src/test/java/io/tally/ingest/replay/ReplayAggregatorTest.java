@@ -158,7 +158,7 @@ class ReplayAggregatorTest {
         RuleFields fields = RuleFields.of(rules);
         return new ReplayAggregator(new EventIntake(new SourceReader(TopologyHarness.SOURCES, fields, PLAIN_AVRO),
                 EventValidator.of(SETTINGS, fields, TopologyHarness.SOURCES.sources())), new FanOut(rules, fields), selection, range,
-                SETTINGS.dedupeHorizon());
+                SETTINGS.dedupeHorizon(), 0);
     }
 
     /** The live topology's newest output per key {@code pk|id} after the inputs, which is also what its store holds. */

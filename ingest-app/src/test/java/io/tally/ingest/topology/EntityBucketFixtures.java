@@ -21,7 +21,7 @@ public final class EntityBucketFixtures {
 
     /** Documents kept in {@code docs} by key {@code pk|id}, as the replay keeps them. */
     public static EntityBucketMath.Documents in(Map<String, EntityBucket> docs) {
-        return (key, create) -> docs.computeIfAbsent(key, k -> create.get());
+        return EntityBucketMath.Documents.in(docs);
     }
 
     /** Retentions of the rules the tests' deltas use: {@code spend*} 35 days, any other rule one hour. */

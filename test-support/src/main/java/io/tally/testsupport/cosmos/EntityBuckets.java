@@ -42,9 +42,17 @@ public final class EntityBuckets {
                     | (g.max() == null ? 0 : EntityDeltas.MAX);
             EntityDeltas.Delta delta = new EntityDeltas.Delta(grade.rule(), grade.qualifier().orElse(null), id.unit(), id.bucketIndex(),
                     aggregations, g.ttl(), g.count(), g.sum(), g.min(), g.max());
-            EntityBucketMath.apply((key, create) -> {
-                if (g.updatedAt() != null) stamps.merge(key, g.updatedAt(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
-                return docs.computeIfAbsent(key, k -> create.get());
+            EntityBucketMath.apply(new EntityBucketMath.Documents() {
+                @Override
+                public EntityBucket changing(String key, java.util.function.Supplier<EntityBucket> create) {
+                    if (g.updatedAt() != null) stamps.merge(key, g.updatedAt(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
+                    return docs.computeIfAbsent(key, k -> create.get());
+                }
+
+                @Override
+                public EntityBucket peek(String key) {
+                    return docs.get(key);
+                }
             }, g.pk(), delta, starts, rule -> ttls.getOrDefault(rule, -1));
         }
         stamps.forEach((key, time) -> docs.get(key).stamp(time));

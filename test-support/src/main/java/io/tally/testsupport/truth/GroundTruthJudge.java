@@ -91,6 +91,8 @@ public final class GroundTruthJudge {
     private final String extraIgnoredWhy;
     private final int readAttempts;
     private final Duration firstBackoff;
+    /** The newest rules generation a document's {@code ver} may carry above its grade updates (docs/DESIGN.md, "Rules that change"). */
+    private long maxGeneration;
 
     private GroundTruthJudge(Map<String, BucketDocument> expected, Map<String, Integer> ruleTtl, String source,
                              Predicate<String> extraIgnored, String extraIgnoredWhy, int readAttempts, Duration firstBackoff) {
@@ -219,7 +221,7 @@ public final class GroundTruthJudge {
             if (include.test(d.pk(), d.id())) out.put(k, d);
         });
         return new GroundTruthJudge(Collections.unmodifiableMap(out), ruleTtl, source + " (a selection)", extraIgnored, extraIgnoredWhy,
-                readAttempts, firstBackoff);
+                readAttempts, firstBackoff).generations(maxGeneration);
     }
 
     /**
@@ -230,13 +232,44 @@ public final class GroundTruthJudge {
     public GroundTruthJudge ignoringExtraInDomain(String domain) {
         String prefix = domain + "|";
         return new GroundTruthJudge(expected, ruleTtl, source, extraIgnored.or(k -> k.startsWith(prefix)),
-                (extraIgnoredWhy == null ? "" : extraIgnoredWhy + ", ") + "domain " + domain, readAttempts, firstBackoff);
+                (extraIgnoredWhy == null ? "" : extraIgnoredWhy + ", ") + "domain " + domain, readAttempts, firstBackoff).generations(maxGeneration);
     }
 
     /** Reads up to {@code attempts} times, waiting {@code firstBackoff}, then twice as long each time (default 5 from 2 s: ~30 s). */
     public GroundTruthJudge withReadRetries(int attempts, Duration firstBackoff) {
         if (attempts < 1) throw new IllegalArgumentException("attempts must be at least 1");
-        return new GroundTruthJudge(expected, ruleTtl, source, extraIgnored, extraIgnoredWhy, attempts, firstBackoff);
+        return new GroundTruthJudge(expected, ruleTtl, source, extraIgnored, extraIgnoredWhy, attempts, firstBackoff).generations(maxGeneration);
+    }
+
+    /**
+     * Documents may have been written under rules generations up to {@code newest}: a document's {@code ver} is then its
+     * generation times 2^40 plus its grade updates, and the updates are what is compared (default 0: no generation).
+     */
+    public GroundTruthJudge acrossRulesGenerations(long newest) {
+        return new GroundTruthJudge(expected, ruleTtl, source, extraIgnored, extraIgnoredWhy, readAttempts, firstBackoff).generations(newest);
+    }
+
+    private GroundTruthJudge generations(long newest) {
+        this.maxGeneration = newest;
+        return this;
+    }
+
+    private static final int GENERATION_SHIFT = 40;
+
+    /** A document's own {@code ver}: its grade updates below bit 40, a rules generation up to {@link #maxGeneration} above. */
+    private void documentVer(String key, long updates, JsonNode doc, List<Difference> out) {
+        JsonNode have = doc.get(Field.VER.json());
+        if (have == null || !have.isIntegralNumber()) {
+            out.add(new Difference(key, Field.VER, Long.toString(updates), show(have)));
+            return;
+        }
+        long ver = have.longValue();
+        long generation = ver >>> GENERATION_SHIFT;
+        long held = ver & ((1L << GENERATION_SHIFT) - 1);
+        if (generation > maxGeneration || held != updates) {
+            out.add(new Difference(key, Field.VER, updates + (maxGeneration > 0 ? " (generation <= " + maxGeneration + ")" : ""),
+                    held + (generation > 0 ? " (generation " + generation + ")" : "")));
+        }
     }
 
     /** The expected documents by {@code pk|id}. */
@@ -303,7 +336,7 @@ public final class GroundTruthJudge {
             }
         });
         mainsHold.forEach((key, held) -> {
-            number(key, Field.VER, BigDecimal.valueOf(held.count), mains.get(key), differences);
+            documentVer(key, held.count, mains.get(key), differences);
             ttl(key, held.rules, mains.get(key), differences);
         });
         Set<String> seen = new LinkedHashSet<>();
@@ -405,7 +438,7 @@ public final class GroundTruthJudge {
             out.add(new Difference(docKey, Field.MINUTES, "absent", show(minutes))); // only an hour's main document nests minutes
         }
         if (page) {
-            number(docKey, Field.VER, BigDecimal.valueOf(held.count), doc, out);
+            documentVer(docKey, held.count, doc, out);
             ttl(docKey, held.rules, doc, out);
         }
         return held;

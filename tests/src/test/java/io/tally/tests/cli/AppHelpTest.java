@@ -6,7 +6,7 @@ import io.tally.config.Setting;
 import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.replay.ReplaySettings;
 import io.tally.ingest.source.RulesCheckCommand;
-import io.tally.ingest.source.RulesPlanCommand;
+import io.tally.ingest.rules.RulesPlanCommand;
 import io.tally.ingest.topics.TopicsCommand;
 import io.tally.loadgen.LoadgenSettings;
 import io.tally.read.ReadSettings;

@@ -1,4 +1,4 @@
-package io.tally.ingest.source;
+package io.tally.ingest.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -85,12 +85,25 @@ class RulesPlanCommandTest {
     }
 
     @Test
-    void anythingButTwoFilesExitsTwo() {
-        Run one = run(GradeRules.BUILTIN_DEFAULT);
-        assertThat(one.exit()).isEqualTo(2);
-        assertThat(one.err()).contains("expected two rules files").contains("Usage: ./tally rules plan");
-        assertThat(run().exit()).isEqualTo(2);
+    void anythingButOneOrTwoFilesExitsTwo() {
+        Run none = run();
+        assertThat(none.exit()).isEqualTo(2);
+        assertThat(none.err()).contains("expected a rules file (against the deployment) or two").contains("Usage: ./tally rules plan");
         assertThat(run("a.yaml", "b.yaml", "c.yaml").exit()).isEqualTo(2);
+    }
+
+    @Test
+    void oneInvalidFileExitsTwoBeforeContactingTheDeployment() throws IOException {
+        Run r = run(file("bad.yaml", "rules:\n  - name: Bad Name\n"));
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("name must match").doesNotContain("cannot read or write the rules record");
+    }
+
+    @Test
+    void oneFileWithTheDeploymentUnreachableExitsOneSayingWhere() {
+        Run r = run(GradeRules.BUILTIN_DEFAULT, "--cosmos.endpoint=https://127.0.0.1:1", "--cosmos.create-if-missing=false");
+        assertThat(r.exit()).isEqualTo(1);
+        assertThat(r.err()).contains("cannot read or write the rules record in tally/buckets at https://127.0.0.1:1");
     }
 
     @Test
