@@ -20,6 +20,8 @@ public final class RulesApplyCommand {
     public static final int EXIT_USAGE = 2;
     /** Another apply (or a backfill marking its grades) changed the record between reading and writing it. */
     public static final int EXIT_CONFLICT = 4;
+    /** The history of the last change is still pending: a backfill counts one generation's grades from scratch. */
+    public static final int EXIT_BACKFILL_PENDING = 5;
 
     public static final String USAGE = """
             Usage: ./tally rules apply RULES_FILE [--key=value ...]
@@ -31,8 +33,9 @@ public final class RulesApplyCommand {
             removed grades and replaced versions are no longer answered, and leave each document at its next write.
             Instances running the old rules stop within ingest.rules.watch-interval.ms; start them with RULES_FILE.
             Without a record yet, RULES_FILE becomes generation 0 (every grade counted from the start).
+            Refused while the history of the previous change is pending (./tally rules backfill first).
             Exit status: 0 applied, or nothing to do; 2 bad arguments or an invalid file; 4 the record changed meanwhile
-            (run again); 1 the record could not be read or written.
+            (run again); 5 a backfill is pending; 1 the record could not be read or written.
             """;
 
     private RulesApplyCommand() {}
@@ -55,6 +58,15 @@ public final class RulesApplyCommand {
             if (p.current().isPresent() && !p.plan().changes()) {
                 out.println("nothing to do: " + file + " is what the deployment counts (" + DeploymentRules.describe(p.current().get().state()) + ")");
                 return EXIT_APPLIED;
+            }
+            List<RulesState.Grade> unfilled = p.current().map(c -> c.state().grades().stream().filter(g -> !g.complete()).toList())
+                    .orElse(List.of());
+            if (!unfilled.isEmpty()) {
+                // A backfill counts its generation's pending grades from its own start: applying another generation now
+                // would leave history half counted under one seam and counted again under the next.
+                err.println("the history of " + unfilled.stream().map(RulesState.Grade::grade).toList() + " (generation "
+                        + p.current().get().state().generation() + ") is still pending: run ./tally rules backfill to the end, then apply");
+                return EXIT_BACKFILL_PENDING;
             }
             out.println("rules apply: " + d.describe(p) + " -> " + file);
             out.print(p.plan().render());

@@ -86,7 +86,15 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
     public void process(Record<String, EntityDeltas> record) {
         EntityDeltas bundle = record.value();
         recordTimestamp = record.timestamp();
-        for (EntityDeltas.Delta d : bundle.deltas()) EntityBucketMath.apply(this, bundle.pk(), d, starts, ttls);
+        if (bundle.generation() > counted.generation()) {
+            throw new RulesGenerationException("deltas of " + bundle.pk(), bundle.generation(), counted.generation());
+        }
+        for (EntityDeltas.Delta d : bundle.deltas()) {
+            // counted under older rules and still on the topic at the change: a grade since changed or removed is not
+            // applied (its event is on the history side of the seam, which the backfill counts)
+            if (bundle.generation() < counted.generation() && !counted.keeps(d.rule(), d.unit(), bundle.generation())) continue;
+            EntityBucketMath.apply(this, bundle.pk(), d, starts, ttls);
+        }
         if (!holdUntilCommit || changed.size() >= MAX_CHANGED) writeChanged();
     }
 

@@ -11,15 +11,22 @@ import java.util.List;
  * What one or more events add to one Cosmos logical partition: a delta per (grade, unit, bucket) of that
  * entity, which stage 5 applies to the entity's bucket documents ({@link EntityBucket}). Stage 3 emits one per pk per commit interval, each delta combining every event of the interval
  * that counts for its bucket ({@link PendingDeltas}), and stage 4 repartitions them by pk, so an entity
- * crosses the broker once per interval rather than once per event or per bucket.
+ * crosses the broker once per interval rather than once per event or per bucket. {@code generation} is the rules
+ * generation the fan-out counted under: deltas computed under older rules may still wait on the topic when a newer
+ * generation's stage 5 reads them, and those of a grade it no longer counts that way are not applied.
  */
-public record EntityDeltas(String pk, List<Delta> deltas) {
+public record EntityDeltas(String pk, List<Delta> deltas, long generation) {
 
     /** Bits of {@link Delta#aggregations}. COUNT is always kept: {@code count} and {@code ver} need it. */
     public static final int SUM = 1, MIN = 2, MAX = 4, VALUE_ONE = 8;
 
     public EntityDeltas {
         deltas = List.copyOf(deltas);
+    }
+
+    /** Deltas computed under rules generation 0. */
+    public EntityDeltas(String pk, List<Delta> deltas) {
+        this(pk, deltas, 0);
     }
 
     /**

@@ -19,13 +19,15 @@ import org.apache.kafka.common.serialization.Serializer;
  * per pk and commit interval. Only Tally reads this topic, and only the version that wrote it, so the format is
  * private; the leading version byte makes a mix-up fail loudly instead of decoding garbage.
  *
- * <p>Layout: version, pk (length-prefixed UTF-8), delta count, then per delta: rule (UTF-8), qualifier (a presence
+ * <p>Layout: version, rules generation (a long), pk (length-prefixed UTF-8), delta count, then per delta: rule (UTF-8), qualifier (a presence
  * byte, then UTF-8), unit ordinal,
  * bucket index, aggregation bits, ttl seconds, count, then sum, min and max, each a scale byte ({@code 0x7F}:
  * absent) and the unscaled long when it fits, else a flagged scale and length-prefixed two's-complement bytes.
  */
 public final class EntityDeltasSerde {
-    private static final byte FORMAT = 2; // 2: rule and qualifier apart (entity buckets); 1 carried the grade id
+    /** 3: the rules generation after the version byte; 2 (read as generation 0): rule and qualifier apart; 1 carried the grade id. */
+    private static final byte FORMAT = 3;
+    private static final byte FORMAT_BEFORE_GENERATIONS = 2;
     private static final TimeUnit[] UNITS = TimeUnit.values();
     private static final int BIG_AMOUNT = 0x80; // scale byte flag: the unscaled value does not fit a long
     private static final int MAX_SCALE = 0x7E;
@@ -45,7 +47,7 @@ public final class EntityDeltasSerde {
         if (deltas.size() > 0xFFFF) throw new SerializationException("more than 65535 deltas for one entity: " + deltas.size());
         byte[][] rules = new byte[deltas.size()][];
         byte[][] qualifiers = new byte[deltas.size()][];
-        int size = 1 + 2 + pk.length + 2;
+        int size = 1 + 8 + 2 + pk.length + 2;
         for (int i = 0; i < rules.length; i++) {
             EntityDeltas.Delta delta = deltas.get(i);
             // Consecutive deltas mostly share a rule (one per unit of a rule): encode it once.
@@ -59,6 +61,7 @@ public final class EntityDeltasSerde {
         }
         ByteBuffer out = ByteBuffer.allocate(size);
         out.put(FORMAT);
+        out.putLong(d.generation());
         string(out, pk);
         out.putShort((short) deltas.size());
         for (int i = 0; i < rules.length; i++) {
@@ -82,7 +85,10 @@ public final class EntityDeltasSerde {
         try {
             ByteBuffer in = ByteBuffer.wrap(bytes);
             byte format = in.get();
-            if (format != FORMAT) throw new SerializationException("unknown entity-deltas format " + format + " on " + topic);
+            if (format != FORMAT && format != FORMAT_BEFORE_GENERATIONS) {
+                throw new SerializationException("unknown entity-deltas format " + format + " on " + topic);
+            }
+            long generation = format == FORMAT ? in.getLong() : 0; // written before generations: generation 0
             String pk = string(in);
             int n = Short.toUnsignedInt(in.getShort());
             List<EntityDeltas.Delta> deltas = new ArrayList<>(n);
@@ -95,7 +101,7 @@ public final class EntityDeltasSerde {
                 deltas.add(new EntityDeltas.Delta(rule, qualifier, UNITS[in.get()], in.getLong(), in.get(), in.getInt(), in.getLong(),
                         amount(in), amount(in), amount(in)));
             }
-            return new EntityDeltas(pk, deltas);
+            return new EntityDeltas(pk, deltas, generation);
         } catch (BufferUnderflowException | IndexOutOfBoundsException e) {
             throw new SerializationException("truncated entity deltas on " + topic, e);
         }

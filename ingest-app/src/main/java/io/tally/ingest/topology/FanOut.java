@@ -29,6 +29,7 @@ public final class FanOut {
     private final TimeUnit[] units;
 
     private final int slots;
+    private final long generation;
 
     /** The live run's fan-out when every grade is counted from the start. */
     public FanOut(GradeRules rules, RuleFields fields) {
@@ -38,6 +39,7 @@ public final class FanOut {
     /** The fan-out of {@code side} of each grade's seam ({@link CountedGrades}). */
     public FanOut(GradeRules rules, RuleFields fields, CountedGrades counted, CountedGrades.Side side) {
         this.rules = rules.rules().stream().map(r -> new CompiledRule(r, fields, counted, side)).toList();
+        this.generation = counted.generation();
         this.units = rules.units().toArray(TimeUnit[]::new);
         this.slots = fields.names().size();
     }
@@ -75,7 +77,7 @@ public final class FanOut {
             }
         }
         List<EntityDeltas> out = new ArrayList<>(byPk.size());
-        byPk.forEach((pk, deltas) -> out.add(new EntityDeltas(pk, deltas)));
+        byPk.forEach((pk, deltas) -> out.add(new EntityDeltas(pk, deltas, generation)));
         return out;
     }
 

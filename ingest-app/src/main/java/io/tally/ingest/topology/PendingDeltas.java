@@ -51,6 +51,8 @@ final class PendingDeltas {
     private final Map<String, Map<Bucket, Combined>> byPk = new LinkedHashMap<>();
     private int size;
     private long timestamp = Long.MIN_VALUE;
+    /** The rules generation of what waits: one fan-out's, so one for all. */
+    private long generation;
 
     /** Adds one event's deltas for a pk, stamped with its record timestamp. */
     void add(EntityDeltas bundle, long recordTimestamp) {
@@ -66,6 +68,7 @@ final class PendingDeltas {
             }
         }
         timestamp = Math.max(timestamp, recordTimestamp);
+        generation = bundle.generation();
     }
 
     /** Distinct buckets waiting. */
@@ -95,7 +98,7 @@ final class PendingDeltas {
         byPk.forEach((pk, buckets) -> {
             List<EntityDeltas.Delta> deltas = new ArrayList<>(buckets.size());
             for (Combined c : buckets.values()) deltas.add(c.delta());
-            out.add(new EntityDeltas(pk, deltas));
+            out.add(new EntityDeltas(pk, deltas, generation));
         });
         discard();
         return out;

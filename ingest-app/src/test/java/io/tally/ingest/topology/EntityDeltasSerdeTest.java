@@ -69,4 +69,17 @@ class EntityDeltasSerdeTest {
         assertThatThrownBy(() -> EntityDeltasSerde.read(bytes, "t")).isInstanceOf(SerializationException.class)
                 .hasMessageContaining("format 9");
     }
+
+    @Test
+    void carriesTheRulesGenerationAndReadsTheFormatBeforeItAsGenerationZero() {
+        EntityDeltas d = new EntityDeltas("p|1", List.of(DAY, HOUR), 5);
+        byte[] bytes = EntityDeltasSerde.write(d);
+        assertThat(EntityDeltasSerde.read(bytes, "t")).isEqualTo(d);
+        byte[] before = new byte[bytes.length - 8]; // format 2: no generation after the version byte
+        before[0] = 2;
+        System.arraycopy(bytes, 9, before, 1, bytes.length - 9);
+        EntityDeltas old = EntityDeltasSerde.read(before, "t");
+        assertThat(old.generation()).isZero();
+        assertThat(old.deltas()).isEqualTo(d.deltas());
+    }
 }

@@ -163,6 +163,15 @@ public final class Pipeline implements AutoCloseable {
     }
 
     /**
+     * Takes a stopped instance out of the run: it is no longer waited for, nor shown on a failure (an instance that
+     * stopped on purpose, say on rules it no longer counts).
+     */
+    public void retire(IngestNode node) {
+        if (node.isAlive()) throw new IllegalStateException(node.name + " is still running");
+        nodes.remove(node);
+    }
+
+    /**
      * Loadgen settings for this run: the small population the guarantee tests use, 5% duplicates and
      * 1% each of late, future, malformed and invalid records, valid events over the last three hours.
      */
@@ -340,9 +349,15 @@ public final class Pipeline implements AutoCloseable {
      * the differences, the lag of both groups and the tail of every instance's log.
      */
     public Duration awaitConverged(Truth truth, Duration timeout) throws InterruptedException {
+        return awaitConverged(truth, timeout, java.util.function.UnaryOperator.identity());
+    }
+
+    /** As {@link #awaitConverged(Truth, Duration)}, judging with the truth's judge as {@code judging} sets it up. */
+    public Duration awaitConverged(Truth truth, Duration timeout, java.util.function.UnaryOperator<GroundTruthJudge> judging)
+            throws InterruptedException {
         long t0 = System.nanoTime();
         long deadline = t0 + timeout.toNanos();
-        GroundTruthJudge judge = truth.judge();
+        GroundTruthJudge judge = judging.apply(truth.judge());
         Verdict last = null;
         Map<String, Long> dlq = Map.of();
         String lastError = "";

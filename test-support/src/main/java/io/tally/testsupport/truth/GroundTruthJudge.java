@@ -93,6 +93,13 @@ public final class GroundTruthJudge {
     private final Duration firstBackoff;
     /** The newest rules generation a document's {@code ver} may carry above its grade updates (docs/DESIGN.md, "Rules that change"). */
     private long maxGeneration;
+    /**
+     * Per grade ({@code rule/unit}) the generation that started counting its current version, when documents may come
+     * from several generations; null otherwise. A grade bucket in a document of an older generation than that is of a
+     * retired version (or a removed grade): not compared, not extra, only part of the document's {@code ver}; in a
+     * document of the newest generation it must not be at all.
+     */
+    private Map<String, Long> since;
 
     private GroundTruthJudge(Map<String, BucketDocument> expected, Map<String, Integer> ruleTtl, String source,
                              Predicate<String> extraIgnored, String extraIgnoredWhy, int readAttempts, Duration firstBackoff) {
@@ -245,13 +252,36 @@ public final class GroundTruthJudge {
      * Documents may have been written under rules generations up to {@code newest}: a document's {@code ver} is then its
      * generation times 2^40 plus its grade updates, and the updates are what is compared (default 0: no generation).
      */
-    public GroundTruthJudge acrossRulesGenerations(long newest) {
-        return new GroundTruthJudge(expected, ruleTtl, source, extraIgnored, extraIgnoredWhy, readAttempts, firstBackoff).generations(newest);
+    public GroundTruthJudge acrossRulesGenerations(long newest, Map<String, Long> sinceByGrade) {
+        return new GroundTruthJudge(expected, ruleTtl, source, extraIgnored, extraIgnoredWhy, readAttempts, firstBackoff)
+                .generations(newest, sinceByGrade);
     }
 
     private GroundTruthJudge generations(long newest) {
+        return generations(newest, since);
+    }
+
+    private GroundTruthJudge generations(long newest, Map<String, Long> sinceByGrade) {
         this.maxGeneration = newest;
+        this.since = sinceByGrade == null ? null : Map.copyOf(sinceByGrade);
         return this;
+    }
+
+    /**
+     * Whether a grade bucket of {@code rule} in {@code unit}, stored in {@code doc}, is of the version counted now; one
+     * that is not counts toward its document's {@code ver} only, and is a difference in a document of the newest
+     * generation (which must have shed it).
+     */
+    private boolean current(String rule, String unit, JsonNode doc, String docKey, List<Difference> out) {
+        if (since == null) return true;
+        long generation = doc.path("ver").asLong() >>> GENERATION_SHIFT;
+        Long from = since.get(rule + "/" + unit);
+        if (from != null && from <= generation) return true;
+        if (generation >= maxGeneration) {
+            out.add(new Difference(docKey, Field.DOCUMENT, "no value of " + rule + "/" + unit + " (retired before generation "
+                    + generation + ")", "a value"));
+        }
+        return false;
     }
 
     private static final int GENERATION_SHIFT = 40;
@@ -297,6 +327,7 @@ public final class GroundTruthJudge {
         for (JsonNode doc : stored) {
             String pk = doc.path("pk").asText("(no pk)");
             String id = doc.path("id").asText("(no id)");
+            if (pk.equals("_tally") && id.equals("rules")) continue; // the deployment's rules record (docs/DESIGN.md), not a bucket
             String[] parts = id.split("\\|", -1);
             if (parts.length == 2) {
                 mains.put(pk + "|" + id, doc);
@@ -412,7 +443,7 @@ public final class GroundTruthJudge {
             held.rules.add(rule);
             String belongs = minute == null ? bucketKey : minuteHome(pk, minute);
             ObjectNode v = view(rule, doc.get("unit"), doc.get("bucket"), g.getValue());
-            long count = place(views, pk + "|" + rule + at, v, docKey, belongs);
+            long count = current(rule, id[0], doc, docKey, out) ? place(views, pk + "|" + rule + at, v, docKey, belongs) : v.path("count").asLong();
             held.count += count;
             if (minute != null && !page) {
                 Held outside = inMinuteDocuments.computeIfAbsent(hourKey(pk, minute), k -> new Held());
@@ -428,7 +459,7 @@ public final class GroundTruthJudge {
                 String grade = r + ":" + q.getKey();
                 String belongs = pages > 0 ? bucketKey + "|" + r + "|" + EntityBucketLayout.pageOf(q.getKey(), pages) : bucketKey;
                 ObjectNode v = view(grade, doc.get("unit"), doc.get("bucket"), q.getValue());
-                held.count += place(views, pk + "|" + grade + at, v, docKey, belongs);
+                held.count += current(r, id[0], doc, docKey, out) ? place(views, pk + "|" + grade + at, v, docKey, belongs) : v.path("count").asLong();
             }
         }
         JsonNode minutes = doc.get("minutes");
@@ -473,7 +504,8 @@ public final class GroundTruthJudge {
                 long minute = hour * 60 + Integer.parseInt(m.getKey());
                 String bucket = bucketStart("minute", minute).toString();
                 ObjectNode v = view(r, TextNode.valueOf("minute"), TextNode.valueOf(bucket), m.getValue());
-                held.count += place(views, pk + "|" + r + "|minute|" + minute, v, docKey, minuteHome(pk, minute));
+                held.count += current(r, "minute", doc, docKey, out)
+                        ? place(views, pk + "|" + r + "|minute|" + minute, v, docKey, minuteHome(pk, minute)) : v.path("count").asLong();
                 any = true;
             }
         }

@@ -1,0 +1,202 @@
+package io.tally.tests.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tally.ingest.rules.BackfillCommand;
+import io.tally.ingest.rules.RulesApplyCommand;
+import io.tally.ingest.rules.RulesPlanCommand;
+import io.tally.rules.state.RulesState;
+import io.tally.testsupport.LocalStackExtension;
+import io.tally.testsupport.cosmos.LocalCosmos;
+import io.tally.testsupport.kafka.TestKafka;
+import io.tally.testsupport.pipeline.IngestNode;
+import io.tally.testsupport.pipeline.Pipeline;
+import io.tally.testsupport.pipeline.ScaleOut;
+import io.tally.testsupport.registry.LocalSchemaRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A live pipeline of two ingest-app instances counts the default rules (v1) while events flow, then moves to v2: two
+ * grades added (one qualified), one filter changed under the same name, one grade removed, one unit added to a rule.
+ * The instances on v1 stop by themselves once v2 is applied; instances on v2 take over; the backfill counts the history
+ * of what v2 added while events keep flowing, and a live instance is killed while it runs. Then every bucket equals
+ * loadgen's ground truth computed under v2 over all the input, the removed grade is in no document written since, and
+ * the record says every grade is complete.
+ */
+@ExtendWith(LocalStackExtension.class)
+class RulesChangeIT {
+    private static final Logger log = LoggerFactory.getLogger(RulesChangeIT.class);
+
+    /** v2, as a user edits the shipped rules. */
+    static String v2(String v1) {
+        String out = v1
+                // a unit added: spend-per-customer/month
+                .replaceFirst("aggregations: \\[sum, count, min, max\\]\n    units: \\[hour, day\\]",
+                        "aggregations: [sum, count, min, max]\n    units: [hour, day, month]")
+                // a filter changed under the same name
+                .replaceFirst("(name: spend-per-postal-code\n    entity: postalCode\n    filter: \\{field: status, in: )\\[APPROVED\\]",
+                        "$1[APPROVED, DECLINED]")
+                // a grade removed
+                .replaceFirst("  - name: orders-per-email\n    entity: email\n    value: one\n    aggregations: \\[count\\]\n    units: \\[hour\\]\n"
+                        + "    retention: P7D\n", "");
+        return out + """
+
+                  - name: orders-per-customer
+                    entity: customerId
+                    value: one
+                    aggregations: [count]
+                    units: [day]
+                    retention: P35D
+
+                  - name: declined-per-customer-sku
+                    entity: customerId
+                    qualifier: sku
+                    filter: {field: status, in: [DECLINED]}
+                    value: amount
+                    aggregations: [sum, count]
+                    units: [day]
+                    retention: P35D
+                """;
+    }
+
+    record Run(int exit, String out, String err) {}
+
+    interface Command {
+        int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err);
+    }
+
+    static Run run(Command c, List<String> args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = c.run(args.toArray(String[]::new), Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        Run r = new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        log.info("exit {}\n{}{}", exit, r.out(), r.err());
+        return r;
+    }
+
+    @Test
+    void gradesAddedChangedRemovedAndExtendedWhileEventsFlowEndExactlyAsV2CountsAllTheInput(
+            TestKafka kafka, LocalSchemaRegistry registry, LocalCosmos cosmos, @TempDir Path dir) throws Exception {
+        String v1Text = Files.readString(Path.of("../rules/default-rules.yaml"));
+        String v2Text = v2(v1Text);
+        assertThat(v2Text).contains("units: [hour, day, month]").contains("in: [APPROVED, DECLINED]").doesNotContain("orders-per-email");
+        Path v1 = Files.writeString(dir.resolve("v1.yaml"), v1Text);
+        Path v2 = Files.writeString(dir.resolve("v2.yaml"), v2Text);
+        // A short future skew keeps the seam near: it is at least the skew plus the watch interval after the apply.
+        List<String> common = List.of("--ingest.max-future-skew.ms=20000", "--ingest.rules.watch-interval.ms=1000",
+                "--ingest.rules.switch-margin.ms=2000", ScaleOut.FAST_FAILOVER[0], ScaleOut.FAST_FAILOVER[1]);
+        try (Pipeline p = new Pipeline("rules", kafka.bootstrapServers(), registry, cosmos, dir).provisionTopics()) {
+            IngestNode a1 = p.start("a1", "both", node(common, "--ingest.rules.file=" + v1));
+            p.awaitReady(Pipeline.START_TIMEOUT);
+            IngestNode b1 = p.start("b1", "both", node(common, "--ingest.rules.file=" + v1));
+            p.awaitReady(Pipeline.START_TIMEOUT);
+            String input = p.topics.transactions();
+            CompletableFuture<Pipeline.Truth> produced = p.produceInBackground(p.loadgen(14_000, 200, 33,
+                    "--loadgen.rules-file=" + v2, "--loadgen.future-skew.ms=20000"));
+            p.awaitFlowing(Pipeline.START_TIMEOUT);
+            await(() -> a1.consumed(input) + b1.consumed(input) > 3_000, Duration.ofSeconds(120), "3,000 records counted under v1");
+
+            List<String> deployment = p.replayFlags("--ingest.application-id=" + p.appId, "--ingest.max-future-skew.ms=20000",
+                    "--ingest.rules.watch-interval.ms=1000", "--ingest.rules.switch-margin.ms=2000");
+            Run planned = run(RulesPlanCommand::run, args(deployment, v2.toString()));
+            assertThat(planned.exit()).as(planned.err()).isEqualTo(RulesPlanCommand.EXIT_CHANGES);
+            assertThat(planned.out()).containsPattern("spend-per-customer/month +added")
+                    .containsPattern("spend-per-postal-code/day +changed")
+                    .containsPattern("orders-per-email/hour +removed")
+                    .containsPattern("orders-per-customer/day +added")
+                    .containsPattern("declined-per-customer-sku/day +added")
+                    .contains("3 added, 1 changed, 1 removed, 3 unchanged");
+            Run applied = run(RulesApplyCommand::run, args(deployment, v2.toString()));
+            assertThat(applied.exit()).as(applied.err()).isEqualTo(RulesApplyCommand.EXIT_APPLIED);
+            assertThat(applied.out()).contains("applied: generation 1");
+
+            // the instances on v1 see generation 1 and stop; instances on v2 take over
+            await(() -> !a1.isAlive() && !b1.isAlive(), Duration.ofSeconds(60), "the v1 instances stopping");
+            assertThat(a1.logTail()).contains("rules generation 1 was applied");
+            p.retire(a1);
+            p.retire(b1);
+            Run refused = run(RulesPlanCommand::run, args(deployment, v1.toString()));
+            assertThat(refused.exit()).isEqualTo(RulesPlanCommand.EXIT_CHANGES);
+            IngestNode a2 = p.start("a2", "both", node(common, "--ingest.rules.file=" + v2));
+            p.awaitReady(Pipeline.START_TIMEOUT);
+            IngestNode b2 = p.start("b2", "both", node(common, "--ingest.rules.file=" + v2));
+            p.awaitReady(Pipeline.START_TIMEOUT);
+
+            // the backfill, while loadgen still sends; one live instance killed while it runs
+            CompletableFuture<Run> backfill = CompletableFuture.supplyAsync(() -> run(BackfillCommand::run, args(deployment,
+                    "--ingest.state-dir=" + dir.resolve("state-backfill"), "--ingest.commit-interval.ms=200",
+                    "--backfill.max-records-per-second=3000", "--backfill.end-margin.ms=2000", "--backfill.progress-interval.ms=2000")));
+            Thread.sleep(8_000);
+            b2.kill();
+            log.info("b2 killed (SIGKILL) during the backfill");
+            p.retire(b2);
+            IngestNode b3 = p.start("b3", "both", node(common, "--ingest.rules.file=" + v2));
+            Run filled = backfill.get(5, TimeUnit.MINUTES);
+            assertThat(filled.exit()).as(filled.err()).isEqualTo(0);
+            assertThat(filled.out()).contains("backfill of generation 1 complete: 4 grade(s)");
+
+            RulesState record = new io.tally.rules.state.RulesStateStore(cosmos.newAsyncClient().getDatabase(p.database).getContainer("buckets"))
+                    .read().orElseThrow().state();
+            assertThat(record.generation()).isEqualTo(1);
+            assertThat(record.grades()).allSatisfy(g -> assertThat(g.complete()).as(g.grade()).isTrue());
+            Map<String, Long> since = new TreeMap<>();
+            record.grades().forEach(g -> since.put(g.grade(), g.since()));
+
+            Pipeline.Truth truth = produced.get(3, TimeUnit.MINUTES);
+            p.awaitConverged(truth, Duration.ofSeconds(300), j -> j.acrossRulesGenerations(1, since));
+            int newer = 0;
+            for (JsonNode doc : p.stored().values()) {
+                if (!doc.has("ver") || doc.get("ver").asLong() >>> RulesState.VER_GENERATION_SHIFT < 1) continue;
+                newer++;
+                assertThat(doc.path("grades").has("orders-per-email")).as("%s, written under generation 1", doc.get("id")).isFalse();
+            }
+            assertThat(newer).as("documents written under generation 1").isPositive();
+            Run nothing = run(RulesPlanCommand::run, args(deployment, v2.toString()));
+            assertThat(nothing.exit()).isEqualTo(RulesPlanCommand.EXIT_NOTHING_TO_DO);
+            Run again = run(BackfillCommand::run, args(deployment, "--ingest.state-dir=" + dir.resolve("state-backfill")));
+            assertThat(again.out()).contains("nothing to backfill");
+            log.info("rules change: {} records, {} expected buckets; backfill: {}", truth.summary().acknowledged(), truth.buckets().size(),
+                    filled.out().strip());
+            a2.close();
+            b3.close();
+        }
+    }
+
+    private static String[] node(List<String> base, String... more) {
+        return args(base, more).toArray(String[]::new);
+    }
+
+    private static List<String> args(List<String> base, String... more) {
+        List<String> out = new ArrayList<>(base);
+        out.addAll(List.of(more));
+        return out;
+    }
+
+    private static void await(BooleanSupplier done, Duration timeout, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (done.getAsBoolean()) return;
+            Thread.sleep(250);
+        }
+        throw new AssertionError(what + ": not within " + timeout);
+    }
+}
