@@ -56,6 +56,18 @@ class AppHelpTest {
     }
 
     @Test
+    void ingestAppRulesApply() throws Exception {
+        CommandRun r = run("io.tally.ingest.Main", "rules", "apply", "/no/such/new.yaml", "--cosmos.endpoint=", "--help");
+        assertHelp(r, "Usage: ./tally rules apply", io.tally.ingest.app.IngestSettings.all());
+    }
+
+    @Test
+    void ingestAppRulesBackfill() throws Exception {
+        CommandRun r = run("io.tally.ingest.Main", "rules", "backfill", "--backfill.max-records-per-second=oops", "--help");
+        assertHelp(r, "Usage: ./tally rules backfill", io.tally.ingest.rules.BackfillSettings.ALL);
+    }
+
+    @Test
     void readService() throws Exception {
         CommandRun r = run("io.tally.read.ReadMain", "--read.http.port=oops", "--help");
         assertHelp(r, "Usage: ./tally serve", ReadSettings.all());

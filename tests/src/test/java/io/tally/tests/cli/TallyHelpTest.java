@@ -49,7 +49,7 @@ class TallyHelpTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"demo", "demo --keep-running", "stack", "stack up", "stack up kafka", "stack down", "stack clean --all",
-        "build", "loadgen", "loadgen --loadgen.events=5", "ingest", "ingest --ingest.role=sink", "serve", "replay --from 2026-01-01", "topics", "rules check", "rules plan",
+        "build", "loadgen", "loadgen --loadgen.events=5", "ingest", "ingest --ingest.role=sink", "serve", "replay --from 2026-01-01", "topics", "rules check", "rules plan", "rules apply", "rules backfill",
         "bench", "bench --quick", "bench end-to-end --quick", "bench sink-latency", "bench read-latency", "bench scale-out",
         "bench report", "bench local-cosmos", "bench loadgen", "bench aggregation", "bench sink", "bench read-service"})
     void printsUsageAndStartsNothing(String command) throws Exception {
@@ -64,7 +64,7 @@ class TallyHelpTest {
             assertThat(r.exit()).as("%s exit status; stderr: %s", what, r.err()).isZero();
             assertThat(r.out()).as(what).containsPattern("(?m)^Usage: ");
             assertThat(run.calls()).as("%s ran only an application's --help", what)
-                    .allMatch(c -> c.matches("java -jar \\S+\\.jar( replay| topics| rules check| rules plan)? --help"));
+                    .allMatch(c -> c.matches("java -jar \\S+\\.jar( replay| topics| rules check| rules plan| rules apply| rules backfill)? --help"));
             assertThat(root.resolve("state")).as("%s created the state directory", what).doesNotExist();
             if (List.of("loadgen", "ingest", "serve", "replay", "topics", "rules").contains(command.split(" ")[0])) {
                 assertThat(r.out()).as("%s lists the jar's settings", what).contains("--stub.setting");

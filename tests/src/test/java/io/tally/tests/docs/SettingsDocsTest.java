@@ -28,6 +28,7 @@ class SettingsDocsTest {
         apps.put("read-service", ReadSettings.all());
         apps.put("loadgen", LoadgenSettings.ALL);
         apps.put("replay (./tally replay; ingest-app's settings apply too)", ReplaySettings.ALL);
+        apps.put("backfill (./tally rules backfill; ingest-app's settings apply too)", io.tally.ingest.rules.BackfillSettings.ALL);
         apps.put("topics (./tally topics, java -jar ingest-app.jar topics; kafka.* reaches its admin client)", TopicsCommand.SETTINGS);
         return apps;
     }

@@ -117,8 +117,9 @@ class HelmChartTest {
             assertThat(pod.path("spec").path("serviceAccountName").asText()).isEqualTo(account.path("metadata").path("name").asText());
             JsonNode container = pod.path("spec").path("containers").path(0);
             Map<String, String> env = env(container);
-            // The aggregation never talks to Cosmos: no identity for it, so the webhook leaves its pods alone.
+            // Every workload reads Cosmos (the aggregation only the rules record): each gets the identity.
             boolean usesCosmos = env.containsKey("TALLY_COSMOS_ENDPOINT");
+            assertThat(usesCosmos).as("%s has the Cosmos settings", w.path("metadata").path("name")).isTrue();
             assertThat(pod.path("metadata").path("labels").path("azure.workload.identity/use").asText())
                     .as("%s pod label", w.path("metadata").path("name")).isEqualTo(usesCosmos ? "true" : "");
             if (!usesCosmos) continue;
@@ -129,7 +130,7 @@ class HelmChartTest {
             var cosmos = read ? ReadSettings.load(args, env).cosmos() : IngestSettings.load(args, env).cosmos();
             assertThat(cosmos.auth().mode()).isEqualTo(io.tally.cosmos.CosmosAuth.Mode.WORKLOAD_IDENTITY);
             assertThat(cosmos.auth().clientId()).isEqualTo(WI_CLIENT_ID);
-            if (!read) {
+            if (container.path("name").asText().equals("ingest-app") && "sink".equals(env.get("TALLY_INGEST_ROLE"))) {
                 var sink = IngestSettings.load(args, env).sink();
                 assertThat(sink.ruBudget()).as("the replicas' budget together").isEqualTo(6000);
                 assertThat(sink.fleetBudgetControlContainer()).isEqualTo("tally-throughput-control");
