@@ -141,6 +141,56 @@ class HelmChartTest {
     }
 
     /** The chart refuses what the apps would refuse at start, and workload identity without an identity. */
+    /**
+     * A rules change by `helm upgrade` (docs/runbook.md, "Changing the rules"): the new files go to a hook ConfigMap, a
+     * pre-upgrade hook Job applies them before the pods roll, and a Job named after their content runs the backfill
+     * beside the live pods, with the live aggregation's application id; both load their settings, and it all validates.
+     */
+    @Test
+    void aRulesChangeRendersTheApplyHookAndTheBackfillJobAndValidates(@TempDir Path dir) throws IOException {
+        Path v1 = dir.resolve("v1.yaml"), v2 = dir.resolve("v2.yaml");
+        Files.writeString(v1, helmAsIs("template", "tally", OpsFiles.chart().toString(), "--namespace", "tally", "--set", "secrets.cosmosKey=k",
+                "--set", "secrets.readApiKeys=a", "--set-file", "rules.rulesYaml=" + OpsFiles.root().resolve("rules/default-rules.yaml"))
+                .expectSuccess().stdout());
+        Files.writeString(v2, helmAsIs("template", "tally", OpsFiles.chart().toString(), "--namespace", "tally", "--set", "secrets.cosmosKey=k",
+                "--set", "secrets.readApiKeys=a", "--set-file", "rules.rulesYaml=" + OpsFiles.root().resolve("rules/velocity-rules.yaml"))
+                .expectSuccess().stdout());
+        List<JsonNode> objects = parse(v2);
+        JsonNode next = objects.stream().filter(o -> o.path("metadata").path("name").asText().equals("tally-rules-next")).findFirst()
+                .orElseThrow(() -> new AssertionError("no hook ConfigMap"));
+        assertThat(next.path("metadata").path("annotations").path("helm.sh/hook").asText()).isEqualTo("pre-install,pre-upgrade");
+        assertThat(next.path("data").path("rules.yaml").asText()).isEqualTo(Files.readString(OpsFiles.root().resolve("rules/velocity-rules.yaml")));
+
+        JsonNode apply = objects.stream().filter(o -> o.path("metadata").path("name").asText().equals("tally-rules-apply")).findFirst()
+                .orElseThrow(() -> new AssertionError("no rules-apply Job"));
+        assertThat(apply.path("metadata").path("annotations").path("helm.sh/hook-weight").asInt())
+                .as("after the hook ConfigMap").isGreaterThan(next.path("metadata").path("annotations").path("helm.sh/hook-weight").asInt());
+        JsonNode applyPod = apply.path("spec").path("template").path("spec");
+        JsonNode applier = applyPod.path("containers").path(0);
+        assertThat(strings(applier.path("args"))).containsExactly("rules", "apply", "/etc/tally/rules/rules.yaml");
+        assertThat(applyPod.path("volumes").path(0).path("configMap").path("name").asText()).as("the new files, not the release's")
+                .isEqualTo("tally-rules-next");
+        assertThatCode(() -> IngestSettings.load(new String[0], env(applier))).doesNotThrowAnyException();
+
+        List<String> backfills = new ArrayList<>();
+        for (Path rendered : List.of(v1, v2)) {
+            JsonNode job = parse(rendered).stream().filter(o -> o.path("metadata").path("name").asText().startsWith("tally-rules-backfill-"))
+                    .findFirst().orElseThrow(() -> new AssertionError("no backfill Job"));
+            assertThat(job.path("metadata").path("annotations").has("helm.sh/hook")).as("a release resource, not a hook").isFalse();
+            backfills.add(job.path("metadata").path("name").asText());
+            JsonNode c = job.path("spec").path("template").path("spec").path("containers").path(0);
+            Map<String, String> e = env(c);
+            assertThat(strings(c.path("args"))).startsWith("rules", "backfill");
+            String liveApplication = env(one("StatefulSet", "tally-aggregation").path("spec").path("template").path("spec")
+                    .path("containers").path(0)).get("TALLY_INGEST_APPLICATION_ID");
+            assertThat(e).as("the live aggregation's stage 5 is what it feeds").containsEntry("TALLY_INGEST_APPLICATION_ID", liveApplication);
+            assertThatCode(() -> io.tally.ingest.rules.BackfillSettings.load(strings(c.path("args")).subList(2, strings(c.path("args")).size()), e))
+                    .doesNotThrowAnyException();
+        }
+        assertThat(backfills.get(0)).as("each content its own Job: a finished one is never re-run for new files").isNotEqualTo(backfills.get(1));
+        RenderedChart.of(Files.readString(v2)).assertValid(dir.resolve("kubeconform"));
+    }
+
     @Test
     void entraIdMisconfigurationsFailAtRenderTime() {
         OpsTools.Run create = helmAsIs("template", "tally", OpsFiles.chart().toString(), "--set", "cosmos.auth=workload-identity",

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * rules do not have), the two-schema sources file, a SASL_SSL broker with SCRAM, an HTTPS registry with basic auth and
  * the Cosmos key, every credential in the Secret. Each rendered container then runs here with its exact args, env and
  * mounted files ({@link PodProcess}) on the module's jar, as the image's entry point runs it: first the
- * {@code rules-check} init container, then the aggregation, the sink and read-service. Every bucket in Cosmos must equal
+ * {@code rules-check} init container, the {@code rules-apply} hook (the user's rules become the deployment's record), then
+ * the aggregation, the sink and read-service. Every bucket in Cosmos must equal
  * loadgen's ground truth, computed with the user's rules from events on both topics; read-service must answer for the
  * user's grades and refuse the shipped ones; and a rules file that does not fit the schemas must fail the init
  * container.
@@ -86,6 +87,12 @@ class RenderedPodsIT {
                 assertThat(checked.exitCode()).as("rules check of the user's files:\n%s", checked.output()).isZero();
                 assertThat(checked.output()).contains("rules.yaml: 2 rules;").contains("fits: source transactions").contains("fits: source orders")
                         .containsPattern("(?m)^ok$");
+
+                // helm install's pre-install hook: the user's rules become the deployment's generation 0
+                Run applied = runToEnd(PodProcess.of(chart, "tally-rules-apply", "rules-apply", dir.resolve("pods")), ingestJar,
+                        dir.resolve("rules-apply.log"));
+                assertThat(applied.exitCode()).as("rules apply of the user's files:\n%s", applied.output()).isZero();
+                assertThat(applied.output()).contains("applied: generation 0");
 
                 pods.add(start(PodProcess.of(chart, "tally-aggregation", "ingest-app", dir.resolve("pods")), ingestJar, dir.resolve("aggregation.log")));
                 pods.add(start(PodProcess.of(chart, "tally-sink", "ingest-app", dir.resolve("pods")), ingestJar, dir.resolve("sink.log")));
