@@ -158,7 +158,7 @@ class HelmChartTest {
         List<JsonNode> objects = parse(v2);
         JsonNode next = objects.stream().filter(o -> o.path("metadata").path("name").asText().equals("tally-rules-next")).findFirst()
                 .orElseThrow(() -> new AssertionError("no hook ConfigMap"));
-        assertThat(next.path("metadata").path("annotations").path("helm.sh/hook").asText()).isEqualTo("pre-install,pre-upgrade");
+        assertThat(next.path("metadata").path("annotations").path("helm.sh/hook").asText()).isEqualTo("pre-install,pre-upgrade,pre-rollback");
         assertThat(next.path("data").path("rules.yaml").asText()).isEqualTo(Files.readString(OpsFiles.root().resolve("rules/velocity-rules.yaml")));
 
         JsonNode apply = objects.stream().filter(o -> o.path("metadata").path("name").asText().equals("tally-rules-apply")).findFirst()
