@@ -42,8 +42,8 @@ import org.apache.kafka.streams.StreamsBuilder;
  * Fills the history of the grades a rules change added or changed ({@code backfill: pending} in the record): runs
  * {@link TallyTopology#buildHistory} as its own exactly-once Kafka Streams application
  * ({@code <application id>-backfill-g<generation>}) over every input partition from its start to its end as of the seam
- * plus {@code backfill.end-margin.ms}, waits until its committed offsets reach those ends, then marks the grades
- * complete in the record. Killed, it resumes where it committed; run again after it completed, it finds nothing pending.
+ * plus {@code backfill.end-margin.ms}, waits until its committed offsets reach those ends and the live aggregation and
+ * sink have taken what it sent (so the values are in Cosmos), then marks the grades complete in the record. Killed, it resumes where it committed; run again after it completed, it finds nothing pending.
  * The live aggregation must be running the record's generation (stage 5 applies what it sends); the job waits for the
  * seam, by which instances on older rules have stopped.
  */
@@ -120,6 +120,9 @@ public final class BackfillJob {
                 streams.start();
                 follow(admin, applicationId, streams, ends, begins, before, end);
                 streams.close(Duration.ofSeconds(60));
+                // "complete" must mean readable: what the backfill sent has to pass stage 5 and the sink first
+                awaitConsumed(admin, ingest.applicationId(), TallyTopology.repartitionTopic(ingest.applicationId()), "the live aggregation");
+                awaitConsumed(admin, ingest.sink().groupId(), ingest.topics().bucketUpdates(), "the sink");
             }
             if (!markComplete(store, state, pending)) return Optional.empty();
             Report r = new Report(state.generation(), names, seam, ends, before, end.passed(), end.deltas(),
@@ -214,6 +217,49 @@ public final class BackfillJob {
                         total == 0 ? 100.0 : 100.0 * done / total, end.deltas());
             }
             if (complete) return;
+            Thread.sleep(POLL.toMillis());
+        }
+    }
+
+    /**
+     * Waits until consumer group {@code group} has committed {@code topic} up to its end as of now: stage 5 has applied
+     * every delta the backfill sent (the aggregation), or the sink has written every document those made (the sink
+     * commits only after its writes). A running live input keeps adding to both, so the end is taken once, not chased.
+     */
+    private void awaitConsumed(Admin admin, String group, String topic, String who) throws InterruptedException {
+        Map<TopicPartition, Long> target;
+        try {
+            var description = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+            Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
+            description.partitions().forEach(p -> latest.put(new TopicPartition(topic, p.partition()),
+                    org.apache.kafka.clients.admin.OffsetSpec.latest()));
+            target = new HashMap<>();
+            admin.listOffsets(latest).all().get().forEach((tp, info) -> target.put(tp, info.offset()));
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("cannot read the end of " + topic + ": " + e.getCause(), e.getCause());
+        }
+        long started = System.nanoTime();
+        long lastPrint = started;
+        while (true) {
+            Map<TopicPartition, OffsetAndMetadata> committed;
+            try {
+                committed = admin.listConsumerGroupOffsets(Map.of(group, new ListConsumerGroupOffsetsSpec()))
+                        .partitionsToOffsetAndMetadata(group).get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("cannot read the offsets of " + group + ": " + e.getCause(), e.getCause());
+            }
+            long behind = 0;
+            for (Map.Entry<TopicPartition, Long> t : target.entrySet()) {
+                OffsetAndMetadata c = committed.get(t.getKey());
+                behind += Math.max(0, t.getValue() - (c == null ? 0 : c.offset()));
+            }
+            if (behind == 0) return;
+            long now = System.nanoTime();
+            if (now - lastPrint >= settings.progressInterval().toNanos()) {
+                lastPrint = now;
+                System.err.printf("backfill: waiting for %s to take what it sent: %,d records behind on %s (%d s)%n", who, behind, topic,
+                        Duration.ofNanos(now - started).toSeconds());
+            }
             Thread.sleep(POLL.toMillis());
         }
     }

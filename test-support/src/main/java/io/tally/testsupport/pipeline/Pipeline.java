@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -419,7 +420,15 @@ public final class Pipeline implements AutoCloseable {
 
     /** Starts sampling every stored {@code ver}; any that goes lower than seen before is a stale write winning. */
     public VersionWatch watchVersions() {
-        return new VersionWatch();
+        return new VersionWatch(Set.of());
+    }
+
+    /**
+     * As {@link #watchVersions()}, and also every grade bucket of {@code rules}: its count in the document holding it
+     * never goes down between two samples (a grade a rules change keeps is never reset, whatever happens around it).
+     */
+    public VersionWatch watchVersionsAndCounts(Set<String> rules) {
+        return new VersionWatch(Set.copyOf(rules));
     }
 
     public final class VersionWatch implements AutoCloseable {
@@ -427,8 +436,10 @@ public final class Pipeline implements AutoCloseable {
         private final List<String> regressions = new CopyOnWriteArrayList<>();
         private final AtomicLong samples = new AtomicLong();
         private final Thread thread;
+        private final Set<String> countedRules;
 
-        private VersionWatch() {
+        private VersionWatch(Set<String> countedRules) {
+            this.countedRules = countedRules;
             thread = new Thread(this::run, "ver-watch-" + name);
             thread.setDaemon(true);
             thread.start();
@@ -443,6 +454,10 @@ public final class Pipeline implements AutoCloseable {
                         long ver = e.getValue().path("ver").asLong();
                         Long before = seen.put(e.getKey(), ver);
                         if (before != null && ver < before) regressions.add(e.getKey() + ": ver " + before + " -> " + ver);
+                        if (!countedRules.isEmpty()) counts(e.getKey(), e.getValue()).forEach((grade, count) -> {
+                            Long had = seen.put(grade, count);
+                            if (had != null && count < had) regressions.add(grade + ": count " + had + " -> " + count);
+                        });
                     }
                     if (!now.isEmpty()) samples.incrementAndGet();
                     Thread.sleep(3000);
@@ -452,6 +467,28 @@ public final class Pipeline implements AutoCloseable {
                     // Cosmos in an outage: no observation this round
                 }
             }
+        }
+
+        /** The counts of the followed rules' grade buckets in one document, by {@code docKey#grade[#minute]}. */
+        private Map<String, Long> counts(String docKey, JsonNode doc) {
+            Map<String, Long> out = new HashMap<>();
+            doc.path("grades").fields().forEachRemaining(g -> {
+                if (countedRules.contains(g.getKey())) out.put(docKey + "#" + g.getKey(), count(g.getValue()));
+            });
+            doc.path("qualified").fields().forEachRemaining(r -> {
+                if (countedRules.contains(r.getKey())) r.getValue().fields().forEachRemaining(q ->
+                        out.put(docKey + "#" + r.getKey() + ":" + q.getKey(), count(q.getValue())));
+            });
+            doc.path("minutes").fields().forEachRemaining(r -> {
+                if (countedRules.contains(r.getKey())) r.getValue().fields().forEachRemaining(m ->
+                        out.put(docKey + "#" + r.getKey() + "#" + m.getKey(), count(m.getValue())));
+            });
+            return out;
+        }
+
+        /** A grade's count: the first element of {@code [count, sum, min, max]}, or {@code count} of the older object form. */
+        private static long count(JsonNode grade) {
+            return grade.isArray() ? grade.path(0).asLong() : grade.path("count").asLong();
         }
 
         /** Samples of a non-empty container taken so far: the watch saw something. */

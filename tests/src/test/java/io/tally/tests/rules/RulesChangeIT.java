@@ -37,9 +37,10 @@ import org.slf4j.LoggerFactory;
  * A live pipeline of two ingest-app instances counts the default rules (v1) while events flow, then moves to v2: two
  * grades added (one qualified), one filter changed under the same name, one grade removed, one unit added to a rule.
  * The instances on v1 stop by themselves once v2 is applied; instances on v2 take over; the backfill counts the history
- * of what v2 added while events keep flowing, and a live instance is killed while it runs. Then every bucket equals
- * loadgen's ground truth computed under v2 over all the input, the removed grade is in no document written since, and
- * the record says every grade is complete.
+ * of what v2 added while events keep flowing, and a live instance is killed while it runs. Throughout, no document's
+ * {@code ver} and no count of a grade v2 keeps goes down (sampled every 3 s). Then every bucket equals loadgen's ground
+ * truth computed under v2 over all the input, so a kept grade was never reset nor counted twice; the removed grade is in
+ * no document written since, and the record says every grade is complete.
  */
 @ExtendWith(LocalStackExtension.class)
 class RulesChangeIT {
@@ -110,6 +111,8 @@ class RulesChangeIT {
             IngestNode b1 = p.start("b1", "both", node(common, "--ingest.rules.file=" + v1));
             p.awaitReady(Pipeline.START_TIMEOUT);
             String input = p.topics.transactions();
+            // v2 keeps these grades (spend-per-customer also gains a month): never reset, never lowered during the move
+            Pipeline.VersionWatch watch = p.watchVersionsAndCounts(java.util.Set.of("spend-per-customer", "spend-per-customer-sku"));
             CompletableFuture<Pipeline.Truth> produced = p.produceInBackground(p.loadgen(14_000, 200, 33,
                     "--loadgen.rules-file=" + v2, "--loadgen.future-skew.ms=20000"));
             p.awaitFlowing(Pipeline.START_TIMEOUT);
@@ -163,6 +166,9 @@ class RulesChangeIT {
 
             Pipeline.Truth truth = produced.get(3, TimeUnit.MINUTES);
             p.awaitConverged(truth, Duration.ofSeconds(300), j -> j.acrossRulesGenerations(1, since));
+            watch.close();
+            assertThat(watch.regressions()).as("a ver or a kept grade's count went down during the move").isEmpty();
+            assertThat(watch.samples()).isGreaterThan(10);
             int newer = 0;
             for (JsonNode doc : p.stored().values()) {
                 if (!doc.has("ver") || doc.get("ver").asLong() >>> RulesState.VER_GENERATION_SHIFT < 1) continue;
