@@ -111,9 +111,11 @@ class RulesWatchTest {
         next(RulesFixtures.first());
         watch.refresh();
         assertThat(watch.current()).as("an older generation").isSameAs(answered);
+        assertThat(warnings()).anyMatch(w -> w.startsWith("the rules record read is generation 0, older than generation 2"));
         none();
         watch.refresh();
         assertThat(watch.current()).as("a record gone").isSameAs(answered);
+        assertThat(warnings()).anyMatch(w -> w.startsWith("the rules record is gone from the container"));
         failing("timeout");
         watch.refresh();
         assertThat(watch.current()).as("a failed read").isSameAs(answered);

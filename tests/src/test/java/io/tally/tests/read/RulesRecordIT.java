@@ -411,7 +411,7 @@ class RulesRecordIT {
         assertThat(ok(f.get(point(PK, "spend", TimeUnit.DAY, d))).path("complete").asBoolean(true)).as("still pending").isFalse();
         JsonNode features = ok(f.get("/v1/features/" + enc(PK) + "?at=" + TimeUnit.MINUTE.bucketStart(s * 60 + 10)));
         assertThat(features.get("grades").get("spend").get("hour").has("complete")).isFalse();
-        assertThat(features.get("incomplete").toString()).isEqualTo("{\"spend\":[\"day\",\"minute\"],\"spend-sku\":[\"day\"]}");
+        assertThat(features.path("incomplete").toString()).isEqualTo("{\"spend\":[\"day\",\"minute\"],\"spend-sku\":[\"day\"]}");
     }
 
     @Test
