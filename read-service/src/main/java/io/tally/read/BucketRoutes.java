@@ -11,8 +11,8 @@ import io.tally.model.Aggregate;
 import io.tally.model.BucketDocument;
 import io.tally.model.BucketId;
 import io.tally.model.EntityBucket;
+import io.tally.model.GradeId;
 import io.tally.model.TimeUnit;
-import io.tally.rules.GradeRules;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -42,12 +43,20 @@ import reactor.netty.http.server.HttpServerRoutes;
  * <p>A grade's bucket is answered while the grade's own rule retains it ({@link GradeRetention}), whatever the ttl of
  * the entity bucket that holds it (the longest retention of its grades).
  *
+ * <p>Grades, units and what stored values count come from the deployment's rules record when the container holds one
+ * ({@link RulesWatch}): each request takes one snapshot ({@link RulesView}) and answers from it alone. Values of a
+ * grade's older version read as absent; a bucket of a grade whose history is still being counted in, and that starts
+ * before live counting did, is answered with {@code "complete": false} (a roll-up over one, and the feature vector's
+ * grades, likewise). A complete bucket carries no such field.
+ *
  * <p>{pk} and {id} are percent-encoded path segments ({@code demo-shop%7Ccust-1}), matched still encoded and
  * decoded afterwards ({@link PercentDecoder}), so an encoded {@code /} in a qualifier value or entity key stays inside
  * its segment. Errors are RFC 9457 problem documents ({@code application/problem+json}); see {@link Problem} for the
  * status of each failure.
  *
  * <ul>
+ *   <li>{@code GET /v1/rules} — the rules answered with: the record's generation and each grade's version and
+ *       completeness, or the rules file's grades: 200, 400.</li>
  *   <li>{@code GET /v1/buckets/{pk}/{id}} — one bucket by point read: 200 document, 400, 404.</li>
  *   <li>{@code GET /v1/buckets/{pk}?grade&unit&from[&to][&qualifier][&limit][&continuation]} — the buckets of one
  *       grade and unit whose start lies in [from, to), oldest first, one ordered in-partition query (two at once for
@@ -80,37 +89,37 @@ final class BucketRoutes {
 
     private final BucketStore store;
     private final Requests requests;
-    private final GradeRules grades;
+    private final RulesWatch rules;
     private final ApiKeyAuth auth;
     private final ReadMetrics metrics;
     private final ReadSettings.Api limits;
     private final Duration readyTimeout;
     private final OpenApi openApi;
     private final Clock clock;
-    private final GradeRetention retention;
     private final KnownPaths paths = new KnownPaths();
     /** Set when shutdown begins: readiness answers 503 from then on, whatever Cosmos says. */
     private volatile boolean stopping;
     /** /v1 requests between admission and their answer; bounded by read.max-in-flight-requests. */
     private final java.util.concurrent.atomic.AtomicInteger inFlight = new java.util.concurrent.atomic.AtomicInteger();
 
-    BucketRoutes(BucketStore store, Requests requests, GradeRules grades, ApiKeyAuth auth, ReadMetrics metrics,
+    BucketRoutes(BucketStore store, Requests requests, RulesWatch rules, ApiKeyAuth auth, ReadMetrics metrics,
                  ReadSettings.Api limits, Duration readyTimeout, OpenApi openApi, Clock clock) {
         this.store = store;
         this.requests = requests;
-        this.grades = grades;
+        this.rules = rules;
         this.auth = auth;
         this.metrics = metrics;
         this.limits = limits;
         this.readyTimeout = readyTimeout;
         this.openApi = openApi;
         this.clock = clock;
-        this.retention = new GradeRetention(grades);
         metrics.inFlight(inFlight::get);
+        metrics.rulesGeneration(() -> rules.current().record().map(r -> (Number) r.generation()).orElse(-1));
     }
 
     void register(HttpServerRoutes routes) {
-        routes.get(paths.add("/v1/buckets/{pk}/{id}"), api("point-read", this::pointRead))
+        routes.get(paths.add("/v1/rules"), api("rules", this::rules))
+              .get(paths.add("/v1/buckets/{pk}/{id}"), api("point-read", this::pointRead))
               .get(paths.add("/v1/buckets/{pk}"), api("range", this::range))
               .get(paths.add("/v1/rollups/{pk}"), api("rollup", this::rollup))
               .get(paths.add("/v1/features/{pk}"), api("features", this::features))
@@ -136,33 +145,59 @@ final class BucketRoutes {
 
     // --- handlers: validate, then one Cosmos call, then shape the answer ---
 
+    private Mono<Answer> rules(HttpServerRequest req) {
+        requests.rules(req.uri());
+        return Mono.just(Answer.json(200, rules.current().describe()));
+    }
+
     private Mono<Answer> pointRead(HttpServerRequest req) {
-        Requests.Point p = requests.point(req.param("pk"), req.param("id"));
-        return timed("read", store.read(p.pk(), p.id()))
-                .map(doc -> doc.filter(d -> !retention.expired(d, clock.instant())).map(d -> Answer.json(200, retention.withTtl(d)))
+        RulesView view = rules.current();
+        Requests.Point p = requests.point(view, req.param("pk"), req.param("id"));
+        GradeRetention retention = view.retention();
+        return timed("read", store.read(p.pk(), p.id(), p.status()))
+                .map(doc -> doc.filter(d -> !retention.expired(d, clock.instant()))
+                        .map(d -> {
+                            BucketDocument b = retention.withTtl(d);
+                            // a complete bucket is written as it always was, not through a tree
+                            return Answer.json(200, p.status().incomplete(b.bucket()) ? incomplete(b) : b);
+                        })
                         .orElseGet(() -> Answer.problem(Problem.notFound("No bucket with this id in this partition."))));
     }
 
     private Mono<Answer> range(HttpServerRequest req) {
-        Requests.RangePage p = requests.rangePage(req.param("pk"), req.uri());
+        RulesView view = rules.current();
+        Requests.RangePage p = requests.rangePage(view, req.param("pk"), req.uri());
         Requests.Range r = p.range();
+        GradeRetention retention = view.retention();
         return timed("range", store.rangePage(r, p.limit(), p.continuation()))
                 .map(page -> {
                     ObjectNode body = rangeHeader(r);
                     ArrayNode items = body.putArray("buckets");
                     Instant now = clock.instant();
-                    page.items().stream().filter(d -> !retention.expired(d, now)).forEach(d -> items.add(JSON.valueToTree(retention.withTtl(d))));
+                    page.items().stream().filter(d -> !retention.expired(d, now)).forEach(d -> items.add(bucket(retention.withTtl(d), r.status())));
                     page.continuation().ifPresent(c -> body.put("continuation", Requests.token(r, c)));
                     return Answer.json(200, body);
                 });
     }
 
     private Mono<Answer> rollup(HttpServerRequest req) {
-        Requests.Range r = requests.rollup(req.param("pk"), req.uri());
+        RulesView view = rules.current();
+        Requests.Range r = requests.rollup(view, req.param("pk"), req.uri());
+        GradeRetention retention = view.retention();
         return timed("rollup", store.range(r)).map(docs -> {
             Instant now = clock.instant();
             return Answer.json(200, rollupBody(r, docs.stream().filter(d -> !retention.expired(d, now)).toList()));
         });
+    }
+
+    /** A bucket as answered, with {@code "complete": false} when it may still lack history; complete ones carry nothing. */
+    static ObjectNode bucket(BucketDocument d, GradeStatus status) {
+        return status.incomplete(d.bucket()) ? incomplete(d) : JSON.valueToTree(d);
+    }
+
+    private static ObjectNode incomplete(BucketDocument d) {
+        ObjectNode node = JSON.valueToTree(d);
+        return node.put("complete", false);
     }
 
     /**
@@ -175,48 +210,71 @@ final class BucketRoutes {
      * minute's unqualified grades while it nests its minutes. It holds the hour's other minutes too, so only the views
      * of each unit's current bucket are answered. The current minute's document holds the qualified minute grades, and
      * the unqualified ones of an hour past the bound or written before minutes nested.
+     *
+     * <p>A value is answered when its document holds the grade's current version (an hour's nested minutes by the
+     * hour's {@code ver}); with a rules record, grades it does not count are left out. {@code incomplete} names every
+     * grade whose current bucket may still lack history, answered or not: a grade without a bucket may be one whose
+     * events of that bucket are not counted in yet.
      */
     private Mono<Answer> features(HttpServerRequest req) {
         Requests.Features f = requests.features(req.param("pk"), req.uri());
+        RulesView view = rules.current();
+        GradeRetention retention = view.retention();
         int max = limits.maxFeatureBuckets();
         Set<TimeUnit> read = EnumSet.noneOf(TimeUnit.class);
-        read.addAll(grades.units());
+        read.addAll(view.rules().units());
         if (read.contains(TimeUnit.MINUTE)) read.add(TimeUnit.HOUR);
         return timed("features", Flux.fromIterable(read)
                 .flatMap(u -> store.entityBucket(f.pk(), u, u.bucketIndex(f.at())))
                 .collectList())
                 .map(docs -> {
                     ObjectNode body = JSON.createObjectNode().put("pk", f.pk()).put("at", f.at().toString());
-                    Map<String, Map<String, BucketDocument>> byGrade = new TreeMap<>();
-                    Map<String, java.util.Set<String>> spilled = new TreeMap<>();
+                    Map<String, Map<String, ObjectNode>> byGrade = new TreeMap<>();
+                    Map<String, Set<String>> spilled = new TreeMap<>();
                     int found = 0;
                     for (Optional<EntityBucket> doc : docs) {
                         if (doc.isEmpty()) continue;
                         EntityBucket d = doc.get();
-                        d.spilled().keySet().forEach(rule -> spilled.computeIfAbsent(rule, r -> new java.util.TreeSet<>()).add(d.unit()));
-                        for (BucketDocument view : d.views()) {
-                            TimeUnit unit = TimeUnit.fromCode(view.unit());
-                            if (BucketId.parse(view.id()).bucketIndex() != unit.bucketIndex(f.at())) continue;
-                            if (retention.expired(view, clock.instant())) continue;
+                        TimeUnit docUnit = TimeUnit.fromCode(d.unit());
+                        d.spilled().keySet().stream().filter(rule -> view.status(rule, docUnit).filter(s -> s.holds(d.ver())).isPresent())
+                                .forEach(rule -> spilled.computeIfAbsent(rule, r -> new TreeSet<>()).add(d.unit()));
+                        for (BucketDocument bucket : d.views()) {
+                            TimeUnit unit = TimeUnit.fromCode(bucket.unit());
+                            if (BucketId.parse(bucket.id()).bucketIndex() != unit.bucketIndex(f.at())) continue;
+                            Optional<GradeStatus> status = view.status(GradeId.parse(bucket.grade()).rule(), unit);
+                            if (status.isEmpty() || !status.get().holds(d.ver())) continue;
+                            if (retention.expired(bucket, clock.instant())) continue;
                             if (++found > max) continue;
-                            byGrade.computeIfAbsent(view.grade(), g -> new LinkedHashMap<>()).put(view.unit(), retention.withTtl(view));
+                            byGrade.computeIfAbsent(bucket.grade(), g -> new LinkedHashMap<>())
+                                    .put(bucket.unit(), bucket(retention.withTtl(bucket), status.get()));
                         }
                     }
                     ObjectNode out = body.putObject("grades");
                     byGrade.forEach((grade, units) -> {
                         ObjectNode g = out.putObject(grade);
-                        units.forEach((unit, d) -> g.set(unit, JSON.valueToTree(d)));
+                        units.forEach(g::set);
                     });
                     if (!spilled.isEmpty()) body.set("spilled", JSON.valueToTree(spilled));
+                    Map<String, Set<String>> incomplete = view.incompleteAt(f.at());
+                    if (!incomplete.isEmpty()) body.set("incomplete", JSON.valueToTree(incomplete));
                     body.put("truncated", found > max);
                     return Answer.json(200, body);
                 });
     }
 
+    /**
+     * Ready when Cosmos answers and the rules are the deployment's: while the first read of the rules record has not
+     * succeeded the service answers with the rules file, which may count other grades than the record.
+     */
     private Mono<Answer> ready() {
         if (stopping) {
             ObjectNode b = JSON.createObjectNode().put("status", "DOWN");
             b.putObject("checks").put("shutdown", "in progress");
+            return Mono.just(Answer.json(503, b));
+        }
+        if (!rules.known()) {
+            ObjectNode b = JSON.createObjectNode().put("status", "DOWN");
+            b.putObject("checks").put("rules", "rules record not read yet");
             return Mono.just(Answer.json(503, b));
         }
         return store.probe().timeout(readyTimeout)
@@ -241,6 +299,8 @@ final class BucketRoutes {
         body.put("units", r.buckets()).put("bucketsFound", docs.size()).put("sum", total.sum()).put("count", total.count());
         if (total.min() == null) body.putNull("min"); else body.put("min", total.min());
         if (total.max() == null) body.putNull("max"); else body.put("max", total.max());
+        // a missing bucket may be one whose history is not counted in yet: the window decides, not the buckets found
+        if (r.incomplete()) body.put("complete", false);
         return body;
     }
 

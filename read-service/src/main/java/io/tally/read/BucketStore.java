@@ -44,6 +44,11 @@ import reactor.core.publisher.Mono;
  * a range runs {@link #MINUTES_SQL} over the hours and {@link #RANGE_SQL} over the minute documents side by side and
  * merges them by bucket. Qualified minute grades are always in minute documents.
  *
+ * <p>A grade's values count only in a document written under the generation of the rules record that started counting
+ * the grade's version, or a later one ({@link GradeStatus#holds}): every read here decides it by the {@code ver} of the
+ * document that holds the values (the hour for its nested minutes, the spill page for a spilled value), so a range
+ * projects {@code ver} next to the grade and the values of an older version read as absent.
+ *
  * <p>Latency bounds come from the client (end-to-end latency policy, throttling retry options, see
  * {@link ReadCosmos}); failures surface as {@link CosmosException} and are mapped by {@link Problem}.
  */
@@ -52,10 +57,10 @@ final class BucketStore {
      * One grade's buckets of one unit in [from, to), oldest first: main documents only (spill pages have a
      * {@code page}), only those holding the grade, or having spilled its rule. {@code bucket} is the ISO start.
      */
-    static final String RANGE_SQL = "SELECT c.bucket, c.ttl, c.updatedAt, c.grades[@rule] AS a FROM c "
+    static final String RANGE_SQL = "SELECT c.bucket, c.ttl, c.updatedAt, c.ver, c.grades[@rule] AS a FROM c "
             + "WHERE c.unit = @unit AND c.bucket >= @from AND c.bucket < @to AND NOT IS_DEFINED(c.page) "
             + "AND IS_DEFINED(c.grades[@rule]) ORDER BY c.bucket ASC";
-    static final String QUALIFIED_RANGE_SQL = "SELECT c.bucket, c.ttl, c.updatedAt, c.qualified[@rule][@qualifier] AS a, "
+    static final String QUALIFIED_RANGE_SQL = "SELECT c.bucket, c.ttl, c.updatedAt, c.ver, c.qualified[@rule][@qualifier] AS a, "
             + "c.spilled[@rule] AS spilled FROM c "
             + "WHERE c.unit = @unit AND c.bucket >= @from AND c.bucket < @to AND NOT IS_DEFINED(c.page) "
             + "AND (IS_DEFINED(c.qualified[@rule][@qualifier]) OR IS_DEFINED(c.spilled[@rule])) ORDER BY c.bucket ASC";
@@ -65,7 +70,7 @@ final class BucketStore {
      * minutes of the rule ({@code c.minutes} is null in an hour whose minutes spilled, and absent in one written before
      * minutes nested, so {@code c.minutes[@rule]} is undefined in both).
      */
-    static final String MINUTES_SQL = "SELECT c.bucket, c.ttl, c.updatedAt, c.minutes[@rule] AS m FROM c "
+    static final String MINUTES_SQL = "SELECT c.bucket, c.ttl, c.updatedAt, c.ver, c.minutes[@rule] AS m FROM c "
             + "WHERE c.unit = @unit AND c.bucket >= @from AND c.bucket < @to AND NOT IS_DEFINED(c.page) "
             + "AND IS_DEFINED(c.minutes[@rule]) ORDER BY c.bucket ASC";
 
@@ -88,9 +93,10 @@ final class BucketStore {
 
     /**
      * The bucket {@code id} ({@code grade|unit|bucketIndex}) of entity {@code pk}: a point read of its entity bucket,
-     * and of the spill page when the grade's rule spilled there. Empty when the bucket does not exist.
+     * and of the spill page when the grade's rule spilled there. Empty when the bucket does not exist, or its document
+     * holds an older version of the grade ({@code status}).
      */
-    Mono<Optional<BucketDocument>> read(String pk, String id) {
+    Mono<Optional<BucketDocument>> read(String pk, String id, GradeStatus status) {
         BucketId bucket = BucketId.parse(id);
         GradeId grade = GradeId.parse(bucket.grade());
         String qualifier = grade.qualifier().orElse(null);
@@ -98,15 +104,21 @@ final class BucketStore {
             long minute = bucket.bucketIndex();
             return document(pk, EntityBucketId.main(TimeUnit.HOUR, EntityBucket.hourOf(minute))).flatMap(hour -> hour.isPresent()
                     && hour.get().nestsMinutes()
-                    ? Mono.just(hour.get().minute(grade.rule(), minute))
-                    : document(pk, EntityBucketId.main(TimeUnit.MINUTE, minute)).map(m -> m.flatMap(d -> d.grade(grade.rule(), null))));
+                    ? Mono.just(current(hour, status).flatMap(h -> h.minute(grade.rule(), minute)))
+                    : document(pk, EntityBucketId.main(TimeUnit.MINUTE, minute))
+                            .map(m -> current(m, status).flatMap(d -> d.grade(grade.rule(), null))));
         }
         return document(pk, EntityBucketId.main(bucket.unit(), bucket.bucketIndex())).flatMap(main -> {
             if (main.isEmpty()) return Mono.just(Optional.<BucketDocument>empty());
             int pages = qualifier == null ? 0 : main.get().spilledPages(grade.rule());
-            if (pages == 0) return Mono.just(main.get().grade(grade.rule(), qualifier));
-            return spilled(pk, bucket.unit(), bucket.bucketIndex(), grade.rule(), qualifier, pages);
+            if (pages == 0) return Mono.just(current(main, status).flatMap(d -> d.grade(grade.rule(), qualifier)));
+            return spilled(pk, bucket.unit(), bucket.bucketIndex(), grade.rule(), qualifier, pages, status);
         });
+    }
+
+    /** The document, when it holds the current version of the grade read ({@link GradeStatus#holds}). */
+    private static Optional<EntityBucket> current(Optional<EntityBucket> doc, GradeStatus status) {
+        return doc.filter(d -> status.holds(d.ver()));
     }
 
     /** The entity bucket of {@code unit}'s bucket {@code index}: one point read; empty when there is none. */
@@ -183,11 +195,10 @@ final class BucketStore {
                 .concatMapIterable(row -> row.minutes(r, from))
                 .take(max)
                 .collectList();
-        Requests.Range rest = new Requests.Range(r.pk(), r.grade(), r.gradeId(), r.unit(), from, end);
-        Mono<List<Minute>> documents = container.queryItems(rangeQuery(rest), inPartition(r.pk()), RangeRow.class)
+        Mono<List<Minute>> documents = container.queryItems(rangeQuery(r.from(from)), inPartition(r.pk()), RangeRow.class)
                 .byPage(minutePage)
                 .concatMapIterable(FeedResponse::getResults)
-                .filter(row -> row.a() != null)
+                .filter(row -> row.a() != null && r.status().holds(row.ver()))
                 .take(max)
                 .map(row -> {
                     long index = TimeUnit.MINUTE.bucketIndex(Instant.parse(row.bucket()));
@@ -230,10 +241,12 @@ final class BucketStore {
                 .concatMap(row -> {
                     long index = r.unit().bucketIndex(Instant.parse(row.bucket()));
                     if (row.a() != null) {
-                        return Mono.just(Optional.of(BucketDocument.ofGrade(r.pk(), r.gradeId(), r.unit(), index, row.bucket(), row.a(), row.ttl(), row.updatedAt())));
+                        return Mono.just(r.status().holds(row.ver())
+                                ? Optional.of(BucketDocument.ofGrade(r.pk(), r.gradeId(), r.unit(), index, row.bucket(), row.a(), row.ttl(), row.updatedAt()))
+                                : Optional.<BucketDocument>empty());
                     }
                     if (row.spilled() != null && qualifier != null) {
-                        return spilled(r.pk(), r.unit(), index, grade.rule(), qualifier, row.spilled());
+                        return spilled(r.pk(), r.unit(), index, grade.rule(), qualifier, row.spilled(), r.status());
                     }
                     return Mono.just(Optional.<BucketDocument>empty());
                 })
@@ -243,9 +256,11 @@ final class BucketStore {
                 .map(list -> (List<BucketDocument>) list);
     }
 
-    private Mono<Optional<BucketDocument>> spilled(String pk, TimeUnit unit, long index, String rule, String qualifier, int pages) {
+    /** A spilled value from its page; a page has a {@code ver} of its own, which decides alone. */
+    private Mono<Optional<BucketDocument>> spilled(String pk, TimeUnit unit, long index, String rule, String qualifier, int pages,
+                                                   GradeStatus status) {
         String pageId = EntityBucketId.page(unit, index, rule, EntityBucketLayout.pageOf(qualifier, pages));
-        return document(pk, pageId).map(page -> page.flatMap(p -> p.grade(rule, qualifier)));
+        return document(pk, pageId).map(page -> current(page, status).flatMap(p -> p.grade(rule, qualifier)));
     }
 
     private Mono<Optional<EntityBucket>> document(String pk, String id) {
@@ -279,10 +294,10 @@ final class BucketStore {
 
     /** A row of {@link #MINUTES_SQL}: one hour's nested minutes of the asked rule, by minute of the hour. */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    record HourRow(String bucket, Integer ttl, String updatedAt, Map<Integer, Aggregate> m) {
-        /** This hour's minutes of the range from minute {@code from} on, in order. */
+    record HourRow(String bucket, Integer ttl, String updatedAt, long ver, Map<Integer, Aggregate> m) {
+        /** This hour's minutes of the range from minute {@code from} on, in order; none when it holds an older version. */
         List<Minute> minutes(Requests.Range r, long from) {
-            if (m == null) return List.of();
+            if (m == null || !r.status().holds(ver)) return List.of();
             long first = TimeUnit.MINUTE.bucketIndex(Instant.parse(bucket));
             List<Minute> out = new ArrayList<>(m.size());
             new TreeMap<>(m).forEach((minute, a) -> {
@@ -296,7 +311,10 @@ final class BucketStore {
         }
     }
 
-    /** A row of a range query: the asked grade's values in one bucket ({@code a}), or its rule's spill page count. */
+    /**
+     * A row of a range query: the asked grade's values in one bucket ({@code a}), or its rule's spill page count, and
+     * the document's {@code ver} that says whether {@code a} is of the grade's current version.
+     */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    record RangeRow(String bucket, Integer ttl, String updatedAt, Aggregate a, Integer spilled) {}
+    record RangeRow(String bucket, Integer ttl, String updatedAt, long ver, Aggregate a, Integer spilled) {}
 }

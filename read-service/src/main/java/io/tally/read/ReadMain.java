@@ -4,8 +4,8 @@ import com.azure.cosmos.CosmosAsyncClient;
 import io.tally.config.ConfigException;
 import io.tally.config.Help;
 import io.tally.cosmos.CosmosClients;
-import io.tally.rules.GradeRule;
 import io.tally.rules.GradeRules;
+import io.tally.rules.state.RulesStateStore;
 import java.time.Clock;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -26,13 +26,14 @@ public final class ReadMain implements AutoCloseable {
     private CosmosAsyncClient cosmos;
     private DisposableServer server;
     private BucketRoutes routes;
+    private RulesWatch rules;
 
     static final String USAGE = """
             Usage: ./tally serve [--key=value ...]      (or: java -jar read-service.jar [--key=value ...])
 
             Runs read-service until stopped: GET /v1/buckets/{pk}/{id}, /v1/buckets/{pk}?grade&unit&from[&to],
-            /v1/rollups/{pk}?grade&unit&last=N, /v1/features/{pk}, /health/live, /health/ready, /metrics and
-            /openapi.json (docs/read-api.md). Exit status 2 for invalid settings.
+            /v1/rollups/{pk}?grade&unit&last=N, /v1/features/{pk}, /v1/rules, /health/live, /health/ready, /metrics
+            and /openapi.json (docs/read-api.md). Exit status 2 for invalid settings.
             """;
 
     public ReadMain(ReadSettings settings) {
@@ -63,15 +64,21 @@ public final class ReadMain implements AutoCloseable {
     }
 
     public ReadMain start() {
-        GradeRules grades = GradeRules.load(settings.rulesLocation());
+        // Loaded even when a record will be found: a bad setting fails the start, not a later fallback.
+        GradeRules file = GradeRules.load(settings.rulesLocation());
         cosmos = ReadCosmos.build(settings.cosmos(), settings.reads());
         var container = CosmosClients.container(cosmos, settings.cosmos());
         CosmosClients.warmUp(container, settings.cosmos()); // cosmos.warm-up: connections and caches, as ingest-app does
         BucketStore store = new BucketStore(container);
         ReadCosmos.warmUp(store, settings.reads());
-        ApiKeyAuth auth = new ApiKeyAuth(settings.auth());
+        RulesStateStore record = new RulesStateStore(container);
         Clock clock = Clock.systemUTC();
-        routes = new BucketRoutes(store, new Requests(settings.api(), grades, clock), grades, auth,
+        rules = new RulesWatch(() -> record.read().map(RulesStateStore.Stored::state), RulesView.ofFile(file, settings.rulesLocation()),
+                settings.rulesRefresh(), clock);
+        rules.refresh(); // before the port opens; on failure the file is answered and readiness waits for the record
+        rules.start();
+        ApiKeyAuth auth = new ApiKeyAuth(settings.auth());
+        routes = new BucketRoutes(store, new Requests(settings.api(), clock), rules, auth,
                 new ReadMetrics(), settings.api(), settings.reads().readyTimeout(), OpenApi.load(), clock);
         server = HttpServer.create().host(settings.host()).port(settings.port())
                 // Room for a continuation token (up to 4 KB) plus the other parameters in the request line.
@@ -79,8 +86,8 @@ public final class ReadMain implements AutoCloseable {
                 .idleTimeout(Duration.ofSeconds(120))
                 .route(routes::register)
                 .bindNow();
-        log.info("read-service listening on http://{}:{} (grades {}, API keys {}, {})", settings.host(), server.port(),
-                grades.rules().stream().map(GradeRule::name).toList(), auth.enabled() ? "required" : "off", settings.cosmos());
+        log.info("read-service listening on http://{}:{} (rules from the {}, API keys {}, {})", settings.host(), server.port(),
+                rules.current().source(), auth.enabled() ? "required" : "off", settings.cosmos());
         return this;
     }
 
@@ -122,6 +129,7 @@ public final class ReadMain implements AutoCloseable {
     @Override
     public void close() {
         if (server != null) server.disposeNow();
+        if (rules != null) rules.close();
         if (cosmos != null) cosmos.close();
     }
 }

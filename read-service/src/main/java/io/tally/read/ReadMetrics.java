@@ -24,6 +24,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code tally_read_in_flight_requests} — /v1 requests admitted and not yet answered; above
  *       {@code read.max-in-flight-requests} the service sheds (503). By Little's law it is the request rate times the
  *       latency: with Cosmos 10 ms slower, 3,000 req/s hold ~30 more requests in flight.</li>
+ *   <li>{@code tally_read_rules_generation} — the generation of the rules record answered with, -1 while the rules come
+ *       from {@code read.rules-file}: every instance of a fleet should show the newest within {@code read.rules-refresh.ms}.</li>
  *   <li>JVM memory, threads and CPU.</li>
  * </ul>
  * Thread-safe (Micrometer meters are).
@@ -56,6 +58,11 @@ final class ReadMetrics {
     void inFlight(java.util.function.Supplier<Number> requests) {
         Gauge.builder("tally.read.in.flight.requests", requests)
                 .description("/v1 requests admitted and not yet answered (shed above read.max-in-flight-requests)").register(registry);
+    }
+
+    void rulesGeneration(java.util.function.Supplier<Number> generation) {
+        Gauge.builder("tally.read.rules.generation", generation)
+                .description("Generation of the rules record answered with; -1 while the rules come from read.rules-file").register(registry);
     }
 
     private Timer timer(String name, String description, String tagKey, String tagValue, int status) {

@@ -18,12 +18,14 @@ import java.util.Map;
  * Everything read-service reads, parsed once into typed records; cross-field checks fail at start,
  * listing every problem.
  *
+ * @param rulesLocation the rules file, answered with only when the container holds no rules record
+ * @param rulesRefresh  how often the rules record is read again
  * @param api    limits of the HTTP API (request timeout, range sizes, key lengths)
  * @param auth   optional API-key authentication
  * @param reads  how the Cosmos client is tuned for reads
  * @param shutdownDrain  how long a stopping service keeps serving with readiness 503 before it closes its port
  */
-public record ReadSettings(String host, int port, CosmosSettings cosmos, String rulesLocation,
+public record ReadSettings(String host, int port, CosmosSettings cosmos, String rulesLocation, Duration rulesRefresh,
                            Api api, Auth auth, CosmosReads reads, Duration shutdownDrain) {
     public static final String NONE = "none";
 
@@ -31,8 +33,14 @@ public record ReadSettings(String host, int port, CosmosSettings cosmos, String 
     public static final Setting<Integer> PORT = Setting.integer("read.http.port", 8080,
             "Port of the HTTP API (0 picks a free one).").atLeast(0);
     public static final Setting<String> RULES_FILE = Setting.string("read.rules-file", GradeRules.BUILTIN_DEFAULT,
-            "Grade rules (YAML or JSON) whose grades and units the API accepts: give it ingest-app's. The default is the "
-                    + "rule set shipped in the jar, rules/default-rules.yaml.");
+            "Grade rules (YAML or JSON) whose grades and units the API accepts when the bucket container holds no rules "
+                    + "record (a deployment from before the record existed): give it ingest-app's. With a record, the rules it "
+                    + "applied are answered and this file is not used. The default is the rule set shipped in the jar, "
+                    + "rules/default-rules.yaml.");
+    public static final Setting<Duration> RULES_REFRESH = Setting.millis("read.rules-refresh.ms", 10_000,
+            "How often the rules record is read again: a rules change (or a grade's history counted in) is answered at "
+                    + "most this long after it was recorded. A failed read keeps the rules answered so far.")
+            .validate(d -> !d.isZero(), "must be > 0");
 
     public static final Setting<Duration> REQUEST_TIMEOUT = Setting.millis("read.request-timeout.ms", 1000,
             "Longest an API request may take, Cosmos retries included; beyond it the answer is 504.");
@@ -95,7 +103,7 @@ public record ReadSettings(String host, int port, CosmosSettings cosmos, String 
             "After a stop signal (SIGTERM), how long the service keeps answering requests with /health/ready already 503 "
                     + "before it closes its port, so load balancers take it out of rotation first; 0 = close at once.");
 
-    private static final List<Setting<?>> OWN = List.of(HOST, PORT, RULES_FILE, REQUEST_TIMEOUT, MAX_RANGE_BUCKETS,
+    private static final List<Setting<?>> OWN = List.of(HOST, PORT, RULES_FILE, RULES_REFRESH, REQUEST_TIMEOUT, MAX_RANGE_BUCKETS,
             MAX_KEY_LENGTH, MAX_FEATURE_BUCKETS, MAX_IN_FLIGHT, AUTH_ENABLED, AUTH_KEYS, AUTH_KEYS_FILE, COSMOS_E2E_TIMEOUT,
             COSMOS_THROTTLE_RETRIES, COSMOS_THROTTLE_MAX_WAIT, AVAILABILITY_THRESHOLD, AVAILABILITY_STEP, DIAG_POINT,
             DIAG_QUERY, WARMUP_REQUESTS, WARMUP_TIMEOUT, GATEWAY_MAX_CONNECTIONS, READY_TIMEOUT, SHUTDOWN_DRAIN);
@@ -152,7 +160,7 @@ public record ReadSettings(String host, int port, CosmosSettings cosmos, String 
         }
         if (!problems.isEmpty()) throw new ConfigException(problems);
 
-        return new ReadSettings(c.get(HOST), c.get(PORT), CosmosSettings.from(c), c.get(RULES_FILE),
+        return new ReadSettings(c.get(HOST), c.get(PORT), CosmosSettings.from(c), c.get(RULES_FILE), c.get(RULES_REFRESH),
                 new Api(requestTimeout, c.get(MAX_RANGE_BUCKETS), c.get(MAX_KEY_LENGTH), c.get(MAX_FEATURE_BUCKETS),
                         c.get(MAX_IN_FLIGHT)),
                 new Auth(authOn, List.copyOf(keys)),

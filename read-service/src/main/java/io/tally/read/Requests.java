@@ -7,7 +7,6 @@ import io.tally.model.BucketId;
 import io.tally.model.GradeId;
 import io.tally.model.TimeUnit;
 import io.tally.rules.GradeRule;
-import io.tally.rules.GradeRules;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -25,8 +24,9 @@ import java.util.regex.Pattern;
 
 /**
  * Parses and validates the input of every route into typed requests; every problem is a
- * {@link Problem#badRequest} naming the parameter (never echoing long input back). Pure and
- * thread-safe: no I/O, time from the given clock.
+ * {@link Problem#badRequest} naming the parameter (never echoing long input back). Grades and units are checked
+ * against the rules snapshot the request is answered with ({@link RulesView}). Pure and thread-safe: no I/O, time from
+ * the given clock.
  */
 final class Requests {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -34,28 +34,30 @@ final class Requests {
     private static final int MAX_TOKEN_LENGTH = 4096;
 
     private final ReadSettings.Api limits;
-    private final GradeRules grades;
     private final Clock clock;
 
-    Requests(ReadSettings.Api limits, GradeRules grades, Clock clock) {
+    Requests(ReadSettings.Api limits, Clock clock) {
         this.limits = limits;
-        this.grades = grades;
         this.clock = clock;
     }
 
-    /** {@code GET /v1/buckets/{pk}/{id}}. */
-    record Point(String pk, String id) {}
+    /** {@code GET /v1/buckets/{pk}/{id}}, and how to read its grade. */
+    record Point(String pk, String id, GradeStatus status) {}
 
     /**
      * The buckets of one grade id and unit whose start lies in [{@code first}, {@code end}) (bucket
      * indexes), as ISO strings as stored in the documents' {@code bucket} field.
      */
-    record Range(String pk, GradeRule grade, String gradeId, TimeUnit unit, long first, long end) {
+    record Range(String pk, GradeRule grade, String gradeId, TimeUnit unit, long first, long end, GradeStatus status) {
         String fromIso() { return unit.bucketStart(first).toString(); }
         String toIso() { return unit.bucketStart(end).toString(); }
         long buckets() { return end - first; }
         /** An unqualified minute grade: nested in its hours or in minute documents ({@link BucketStore}). */
         boolean nestedMinutes() { return unit == TimeUnit.MINUTE && !grade.qualified(); }
+        /** The same grade's buckets from {@code from} on. */
+        Range from(long from) { return new Range(pk, grade, gradeId, unit, from, end, status); }
+        /** Whether any bucket of the range may lack history: the first is the earliest, so it says for all. */
+        boolean incomplete() { return status.incomplete(unit.bucketStart(first)); }
     }
 
     /**
@@ -70,35 +72,43 @@ final class Requests {
     /**
      * The id is the API's per-grade id, not a Cosmos id: its grade may hold any character of a qualifier value
      * ({@code /}, {@code |}, {@code :} included), and only the entity bucket's id ({@code unit|bucketIndex}, from the
-     * right end) reaches Cosmos, so no character needs refusing beyond the limits of {@link #checkKey}.
+     * right end) reaches Cosmos, so no character needs refusing beyond the limits of {@link #checkKey}. Without a
+     * rules record any grade is looked up (a grade the rules do not know is simply not found); with one, a grade the
+     * record does not count is unknown, as in a range.
      */
-    Point point(String rawPk, String rawId) {
+    Point point(RulesView rules, String rawPk, String rawId) {
         String pk = partitionKey(rawPk);
         String id = decode("id", rawId);
         checkKey("id", id);
+        BucketId bucket;
         try {
-            BucketId.parse(id);
+            bucket = BucketId.parse(id);
         } catch (IllegalArgumentException e) {
             throw Problem.badRequest(e.getMessage());
         }
-        return new Point(pk, id);
+        return new Point(pk, id, status(rules, GradeId.parse(bucket.grade()).rule(), bucket.unit()));
     }
 
     /** {@code GET /v1/buckets/{pk}?grade&unit&from&to[&qualifier][&limit][&continuation]}. */
-    RangePage rangePage(String rawPk, String target) {
+    RangePage rangePage(RulesView rules, String rawPk, String target) {
         Map<String, List<String>> p = parameters(target);
         allowOnly(p, Set.of("grade", "qualifier", "unit", "from", "to", "limit", "continuation"));
-        Range range = range(rawPk, p, false);
+        Range range = range(rules, rawPk, p, false);
         int limit = optional(p, "limit").map(v -> intIn("limit", v, 1, limits.maxRangeBuckets())).orElse(limits.maxRangeBuckets());
         Optional<String> continuation = optional(p, "continuation").map(t -> continuation(t, range));
         return new RangePage(range, limit, continuation);
     }
 
     /** {@code GET /v1/rollups/{pk}?grade&unit&(last | from[&to])[&qualifier]}. */
-    Range rollup(String rawPk, String target) {
+    Range rollup(RulesView rules, String rawPk, String target) {
         Map<String, List<String>> p = parameters(target);
         allowOnly(p, Set.of("grade", "qualifier", "unit", "from", "to", "last"));
-        return range(rawPk, p, true);
+        return range(rules, rawPk, p, true);
+    }
+
+    /** {@code GET /v1/rules}: takes no parameters. */
+    void rules(String target) {
+        allowOnly(parameters(target), Set.of());
     }
 
     /** {@code GET /v1/features/{pk}[?at]}. */
@@ -110,7 +120,7 @@ final class Requests {
         return new Features(pk, at);
     }
 
-    private Range range(String rawPk, Map<String, List<String>> p, boolean allowLast) {
+    private Range range(RulesView rules, String rawPk, Map<String, List<String>> p, boolean allowLast) {
         String pk = partitionKey(rawPk);
         String gradeParam = required(p, "grade");
         checkKey("grade", gradeParam);
@@ -121,7 +131,7 @@ final class Requests {
             qualifier = gradeId.qualifier();
         }
         String name = gradeId.rule();
-        GradeRule grade = grades.rule(name).orElseThrow(() -> Problem.badRequest("unknown grade '" + shorten(name) + "'"));
+        GradeRule grade = rules.rules().rule(name).orElseThrow(() -> unknownGrade(name));
         if (grade.qualified() && qualifier.isEmpty()) {
             throw Problem.badRequest("grade " + name + " is kept per qualifier value: add qualifier=<value> (e.g. a SKU)");
         }
@@ -136,6 +146,7 @@ final class Requests {
             throw Problem.badRequest("grade " + name + " is not kept in unit " + unit.code() + " (units: "
                     + String.join(", ", grade.units().stream().map(TimeUnit::code).toList()) + ")");
         }
+        GradeStatus status = status(rules, name, unit);
 
         long first;
         long end;
@@ -160,7 +171,18 @@ final class Requests {
                         + limits.maxRangeBuckets() + " are allowed");
             }
         }
-        return new Range(pk, grade, grade.gradeId(qualifier.orElse(null)), unit, first, end);
+        return new Range(pk, grade, grade.gradeId(qualifier.orElse(null)), unit, first, end, status);
+    }
+
+    /** How to read {@code rule} in {@code unit}; a grade the rules record does not count is unknown. */
+    private static GradeStatus status(RulesView rules, String rule, TimeUnit unit) {
+        return rules.status(rule, unit).orElseThrow(() -> rules.rules().rule(rule).isPresent()
+                ? Problem.badRequest("grade " + rule + " is not kept in unit " + unit.code())
+                : unknownGrade(rule));
+    }
+
+    private static Problem unknownGrade(String rule) {
+        return Problem.badRequest("unknown grade '" + shorten(rule) + "'");
     }
 
     // --- pagination tokens: base64url of {"q": fingerprint of the query, "c": Cosmos continuation or next minute} ---
@@ -287,7 +309,7 @@ final class Requests {
         for (Map.Entry<String, List<String>> e : p.entrySet()) {
             if (!allowed.contains(e.getKey())) {
                 throw Problem.badRequest("unknown parameter '" + shorten(e.getKey()) + "' (allowed: "
-                        + String.join(", ", allowed.stream().sorted().toList()) + ")");
+                        + (allowed.isEmpty() ? "none" : String.join(", ", allowed.stream().sorted().toList())) + ")");
             }
             if (e.getValue().size() > 1) throw Problem.badRequest("parameter " + e.getKey() + " is given more than once");
         }

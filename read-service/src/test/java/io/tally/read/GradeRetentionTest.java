@@ -16,7 +16,7 @@ class GradeRetentionTest {
     private static final long HOUR = 500_000;
     private static final Instant END = TimeUnit.HOUR.bucketStart(HOUR + 1);
 
-    private static BucketDocument bucket(String grade) {
+    static BucketDocument bucket(String grade) {
         return new BucketDocument("d|e", BucketId.format(grade, TimeUnit.HOUR, HOUR), grade, "hour",
                 TimeUnit.HOUR.bucketStart(HOUR).toString(), null, 2, null, null, 2, 3_024_000, null);
     }

@@ -44,7 +44,7 @@ class PlainDecimalsTest {
 
     @Test
     void aRollupIsPlain() {
-        Requests.Range r = new Requests.Range("d|e", null, "g", TimeUnit.DAY, 1, 3);
+        Requests.Range r = new Requests.Range("d|e", null, "g", TimeUnit.DAY, 1, 3, GradeStatus.UNRECORDED);
         String body = text(BucketRoutes.Answer.json(200, BucketRoutes.rollupBody(r,
                 List.of(doc("25.00", "1E+1", "2E+1"), doc("25.00", "3E-8", "4E+1")))));
         assertThat(body).contains("\"sum\":50.00,", "\"min\":0.00000003,", "\"max\":40}");

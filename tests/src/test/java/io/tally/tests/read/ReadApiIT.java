@@ -292,6 +292,7 @@ class ReadApiIT {
         assertThat(paths.has("/v1/buckets/{pk}")).isTrue();
         assertThat(paths.has("/v1/rollups/{pk}")).isTrue();
         assertThat(paths.has("/v1/features/{pk}")).isTrue();
+        assertThat(paths.has("/v1/rules")).isTrue();
         assertThat(f.get("/openapi.yaml").body()).startsWith("openapi: 3.1.0");
     }
 

@@ -33,6 +33,8 @@ class ReadAuthIT {
             assertThat(f.get(POINT, "X-API-Key", "key-two").status()).isEqualTo(404);
             assertThat(f.get(POINT, "Authorization", "ApiKey key-two").status()).isEqualTo(404);
             assertProblem(f.get("/v1/rollups/" + enc("it|cust-1") + "?grade=spend-per-customer&unit=hour&last=1"), 401, "API key");
+            assertProblem(f.get("/v1/rules"), 401, "API key");
+            assertThat(f.get("/v1/rules", "X-API-Key", "key-one").status()).isEqualTo(200);
             assertThat(f.get("/health/live").status()).isEqualTo(200);
             assertThat(f.get("/health/ready").status()).isEqualTo(200);
             assertThat(f.get("/metrics").status()).isEqualTo(200);

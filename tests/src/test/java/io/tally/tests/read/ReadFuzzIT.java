@@ -63,7 +63,7 @@ class ReadFuzzIT {
                 "/v1/rollups/" + enc(PK) + "?grade=spend-per-customer&unit=hour&last=24",
                 "/v1/rollups/" + enc(PK) + "?grade=spend-per-customer-sku&qualifier=sku-1&unit=day&last=7",
                 "/v1/features/" + enc(PK),
-                "/health/live", "/metrics", "/openapi.json");
+                "/health/live", "/metrics", "/openapi.json", "/v1/rules");
     }
 
     @AfterAll

@@ -47,8 +47,10 @@ final class ReadServiceFixture implements AutoCloseable {
 
     ReadServiceFixture(LocalCosmos cosmos, Map<String, String> env, String... flags) {
         this.cosmos = cosmos;
+        // The rules record is read at start and not again unless a test says so: a refresh in the middle of a test would
+        // take a fault the test injected for its own request.
         String[] base = {"--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=" + database, "--read.http.port=0",
-                "--read.cosmos.warmup-requests=2"};
+                "--read.cosmos.warmup-requests=2", "--read.rules-refresh.ms=3600000"};
         String[] all = Arrays.copyOf(base, base.length + flags.length);
         System.arraycopy(flags, 0, all, base.length, flags.length);
         this.read = new ReadMain(ReadSettings.load(all, env)).start(); // creates database and container
