@@ -161,7 +161,16 @@ final class BucketRoutes {
                             // a complete bucket is written as it always was, not through a tree
                             return Answer.json(200, p.status().incomplete(b.bucket()) ? incomplete(b) : b);
                         })
-                        .orElseGet(() -> Answer.problem(Problem.notFound("No bucket with this id in this partition."))));
+                        .orElseGet(() -> Answer.problem(missing(p))));
+    }
+
+    /** A point read that found nothing: not found, or not counted yet for a bucket whose history is still being filled. */
+    private static Problem missing(Requests.Point p) {
+        io.tally.model.BucketId id = io.tally.model.BucketId.parse(p.id());
+        java.time.Instant start = id.unit().bucketStart(id.bucketIndex());
+        if (!p.status().incomplete(start)) return Problem.notFound("No bucket with this id in this partition.");
+        return Problem.notCountedYet("No bucket with this id in this partition yet: this grade's history before " + p.status().recorded().countingFrom()
+                + " is still being counted in (GET /v1/rules), and may add it.");
     }
 
     private Mono<Answer> range(HttpServerRequest req) {

@@ -61,6 +61,15 @@ final class Problem extends RuntimeException {
         return new Problem(404, TYPE_BASE + "not-found", "Not found", detail, OptionalLong.empty());
     }
 
+    /**
+     * No bucket under this id yet, where one may still appear without a new event: the grade's history before its seam is
+     * being counted in (docs/read-api.md, "Rules that change"). A 404, so a client treating it as "none" stays correct
+     * once the history is in; its own type, so one that must not may ask again later.
+     */
+    static Problem notCountedYet(String detail) {
+        return new Problem(404, TYPE_BASE + "not-counted-yet", "Not counted yet", detail, OptionalLong.empty());
+    }
+
     /** A known path asked with a method it does not serve; {@code method} is quoted only when it is a short token. */
     static Problem methodNotAllowed(String method, String allow) {
         String named = method.length() <= 20 && method.chars().allMatch(c -> c > 32 && c < 127) ? method + " is" : "This method is";

@@ -121,8 +121,8 @@ public final class BackfillJob {
                 follow(admin, applicationId, streams, ends, begins, before, end);
                 streams.close(Duration.ofSeconds(60));
                 // "complete" must mean readable: what the backfill sent has to pass stage 5 and the sink first
-                awaitConsumed(admin, ingest.applicationId(), TallyTopology.repartitionTopic(ingest.applicationId()), "the live aggregation");
-                awaitConsumed(admin, ingest.sink().groupId(), ingest.topics().bucketUpdates(), "the sink");
+                awaitConsumed(admin, ingest, ingest.applicationId(), TallyTopology.repartitionTopic(ingest.applicationId()), "the live aggregation");
+                awaitConsumed(admin, ingest, ingest.sink().groupId(), ingest.topics().bucketUpdates(), "the sink");
             }
             if (!markComplete(store, state, pending)) return Optional.empty();
             Report r = new Report(state.generation(), names, seam, ends, before, end.passed(), end.deltas(),
@@ -226,7 +226,7 @@ public final class BackfillJob {
      * every delta the backfill sent (the aggregation), or the sink has written every document those made (the sink
      * commits only after its writes). A running live input keeps adding to both, so the end is taken once, not chased.
      */
-    private void awaitConsumed(Admin admin, String group, String topic, String who) throws InterruptedException {
+    private void awaitConsumed(Admin admin, IngestSettings ingest, String group, String topic, String who) throws InterruptedException {
         Map<TopicPartition, Long> target;
         try {
             var description = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
@@ -248,12 +248,19 @@ public final class BackfillJob {
             } catch (java.util.concurrent.ExecutionException e) {
                 throw new IllegalStateException("cannot read the offsets of " + group + ": " + e.getCause(), e.getCause());
             }
+            if (target.values().stream().anyMatch(o -> o > 0) && target.keySet().stream().noneMatch(committed::containsKey)) {
+                throw new BackfillException(EXIT_USAGE, "consumer group " + group + " has committed nothing on " + topic + ": is it "
+                        + who + "'s? (ingest.application-id, sink.group-id: give the backfill the live deployment's)");
+            }
             long behind = 0;
+            Map<TopicPartition, Long> lagging = new HashMap<>();
             for (Map.Entry<TopicPartition, Long> t : target.entrySet()) {
                 OffsetAndMetadata c = committed.get(t.getKey());
-                behind += Math.max(0, t.getValue() - (c == null ? 0 : c.offset()));
+                long at = c == null ? 0 : c.offset();
+                if (at < t.getValue()) lagging.put(t.getKey(), at);
+                behind += Math.max(0, t.getValue() - at);
             }
-            if (behind == 0) return;
+            if (behind == 0 || nothingToTake(ingest, lagging, target)) return;
             long now = System.nanoTime();
             if (now - lastPrint >= settings.progressInterval().toNanos()) {
                 lastPrint = now;
@@ -261,6 +268,30 @@ public final class BackfillJob {
                         Duration.ofNanos(now - started).toSeconds());
             }
             Thread.sleep(POLL.toMillis());
+        }
+    }
+
+    /**
+     * Whether no record a consumer would take lies between each lagging partition's committed offset and its target: a
+     * group that has taken every record stops short of the end by the markers of the transactions that wrote them
+     * (read_committed consumers skip them, and a consumer with nothing new to process commits nothing new).
+     */
+    private static boolean nothingToTake(IngestSettings ingest, Map<TopicPartition, Long> lagging, Map<TopicPartition, Long> target) {
+        Map<String, Object> config = new HashMap<>(ingest.kafka().consumerConfig());
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            c.assign(lagging.keySet());
+            lagging.forEach(c::seek);
+            long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            while (System.nanoTime() < deadline) {
+                for (var r : c.poll(Duration.ofMillis(200))) {
+                    if (r.offset() < target.get(new TopicPartition(r.topic(), r.partition()))) return false;
+                }
+                if (lagging.keySet().stream().allMatch(tp -> c.position(tp) >= target.get(tp))) return true;
+            }
+            return false;
         }
     }
 

@@ -72,7 +72,7 @@ public final class Pipeline implements AutoCloseable {
     final String prefix;
     public final Topics.Names topics;
     public final String appId;
-    final String sinkGroup;
+    public final String sinkGroup;
     public final String database;
     private final List<IngestNode> nodes = new CopyOnWriteArrayList<>();
     private final CosmosAsyncClient client;

@@ -184,6 +184,8 @@ class HelmChartTest {
             String liveApplication = env(one("StatefulSet", "tally-aggregation").path("spec").path("template").path("spec")
                     .path("containers").path(0)).get("TALLY_INGEST_APPLICATION_ID");
             assertThat(e).as("the live aggregation's stage 5 is what it feeds").containsEntry("TALLY_INGEST_APPLICATION_ID", liveApplication);
+            assertThat(e).as("the sink's progress is what it waits for").containsEntry("TALLY_SINK_GROUP_ID",
+                    env(one("Deployment", "tally-sink").path("spec").path("template").path("spec").path("containers").path(0)).get("TALLY_SINK_GROUP_ID"));
             assertThatCode(() -> io.tally.ingest.rules.BackfillSettings.load(strings(c.path("args")).subList(2, strings(c.path("args")).size()), e))
                     .doesNotThrowAnyException();
         }

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tally.ingest.rules.BackfillCommand;
 import io.tally.ingest.rules.RulesApplyCommand;
 import io.tally.ingest.rules.RulesPlanCommand;
+import io.tally.read.ReadMain;
+import io.tally.read.ReadSettings;
 import io.tally.rules.state.RulesState;
 import io.tally.testsupport.LocalStackExtension;
 import io.tally.testsupport.cosmos.LocalCosmos;
@@ -111,6 +113,11 @@ class RulesChangeIT {
             IngestNode b1 = p.start("b1", "both", node(common, "--ingest.rules.file=" + v1));
             p.awaitReady(Pipeline.START_TIMEOUT);
             String input = p.topics.transactions();
+            // read-service on the same container, following the rules record every second, asked all along the move
+            ReadMain read = new ReadMain(ReadSettings.load(new String[] {"--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=" + p.database,
+                    "--read.http.port=0", "--read.rules-file=" + v1, "--read.rules-refresh.ms=1000", "--read.request-timeout.ms=15000",
+                    "--read.cosmos.end-to-end-timeout.ms=10000"}, Map.of())).start();
+            ReadPoller reads = new ReadPoller(read.port(), p);
             // v2 keeps these grades (spend-per-customer also gains a month): never reset, never lowered during the move
             Pipeline.VersionWatch watch = p.watchVersionsAndCounts(java.util.Set.of("spend-per-customer", "spend-per-customer-sku"));
             CompletableFuture<Pipeline.Truth> produced = p.produceInBackground(p.loadgen(14_000, 200, 33,
@@ -118,7 +125,8 @@ class RulesChangeIT {
             p.awaitFlowing(Pipeline.START_TIMEOUT);
             await(() -> a1.consumed(input) + b1.consumed(input) > 3_000, Duration.ofSeconds(120), "3,000 records counted under v1");
 
-            List<String> deployment = p.replayFlags("--ingest.application-id=" + p.appId, "--ingest.max-future-skew.ms=20000",
+            List<String> deployment = p.replayFlags("--ingest.application-id=" + p.appId, "--sink.group-id=" + p.sinkGroup,
+                    "--ingest.max-future-skew.ms=20000",
                     "--ingest.rules.watch-interval.ms=1000", "--ingest.rules.switch-margin.ms=2000");
             Run planned = run(RulesPlanCommand::run, args(deployment, v2.toString()));
             assertThat(planned.exit()).as(planned.err()).isEqualTo(RulesPlanCommand.EXIT_CHANGES);
@@ -130,6 +138,7 @@ class RulesChangeIT {
                     .contains("3 added, 1 changed, 1 removed, 3 unchanged");
             Run applied = run(RulesApplyCommand::run, args(deployment, v2.toString()));
             assertThat(applied.exit()).as(applied.err()).isEqualTo(RulesApplyCommand.EXIT_APPLIED);
+
             assertThat(applied.out()).contains("applied: generation 1");
 
             // the instances on v1 see generation 1 and stop; instances on v2 take over
@@ -156,6 +165,7 @@ class RulesChangeIT {
             Run filled = backfill.get(5, TimeUnit.MINUTES);
             assertThat(filled.exit()).as(filled.err()).isEqualTo(0);
             assertThat(filled.out()).contains("backfill of generation 1 complete: 4 grade(s)");
+            Thread.sleep(3_000); // read-service's refresh, then a few answers of it
 
             RulesState record = new io.tally.rules.state.RulesStateStore(cosmos.newAsyncClient().getDatabase(p.database).getContainer("buckets"))
                     .read().orElseThrow().state();
@@ -167,6 +177,19 @@ class RulesChangeIT {
             Pipeline.Truth truth = produced.get(3, TimeUnit.MINUTES);
             p.awaitConverged(truth, Duration.ofSeconds(300), j -> j.acrossRulesGenerations(1, since));
             watch.close();
+            reads.close();
+            log.info("read-service during the move: {}", reads.statuses);
+            assertThat(reads.statuses.keySet()).as("answers by status, all through the move").noneMatch(k -> k.endsWith(" 5xx"));
+            assertThat(reads.statuses).as("the removed grade answered until v2 was applied, unknown after")
+                    .containsKey("v1 orders-per-email 404").containsKey("moving orders-per-email 400").containsKey("v1 orders-per-customer 400");
+            assertThat(reads.statuses.keySet()).as("an added grade's buckets before the seam, while its history was pending")
+                    .contains("moving orders-per-customer incomplete", "moving orders-per-customer not counted yet");
+            assertThat(reads.statuses.keySet()).as("the added grade answered, unmarked, while its history was pending")
+                    .noneMatch(k -> k.startsWith("moving orders-per-customer 200") || k.startsWith("moving orders-per-customer 404"));
+            assertThat(reads.statuses.keySet()).as("the added grade once its history is in").contains("done orders-per-customer 200")
+                    .noneMatch(k -> k.startsWith("done orders-per-customer incomplete") || k.startsWith("done orders-per-customer not counted"));
+            assertReadServiceAnswersTheTruth(read.port(), truth);
+            read.close();
             assertThat(watch.regressions()).as("a ver or a kept grade's count went down during the move").isEmpty();
             assertThat(watch.samples()).isGreaterThan(10);
             int newer = 0;
@@ -185,6 +208,111 @@ class RulesChangeIT {
             a2.close();
             b3.close();
         }
+    }
+
+    /**
+     * Asks read-service every 300 ms, through the move, for one customer's day of a kept grade, an added one and the
+     * removed one, and counts the answers by the part of the move read-service was in ({@link #phase}), grade and status
+     * ({@code 5xx} for any server error, {@code incomplete} for a 200 saying {@code "complete": false}, {@code not counted
+     * yet} for that 404).
+     */
+    static final class ReadPoller implements AutoCloseable {
+        final Map<String, Integer> statuses = new java.util.concurrent.ConcurrentSkipListMap<>();
+        private final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        private final Thread thread;
+
+        ReadPoller(int port, Pipeline p) {
+            thread = new Thread(() -> {
+                String pk = null;
+                while (running.get()) {
+                    try {
+                        if (pk == null) { // one customer, chosen once
+                            pk = p.stored().keySet().stream().filter(k -> k.startsWith("g|c-")).findFirst()
+                                    .map(k -> k.substring(0, k.indexOf('|', 2))).orElse(null);
+                        }
+                        String phase = phase(port);
+                        if (pk != null && phase != null) {
+                            long day = java.time.Instant.now().getEpochSecond() / 86_400;
+                            Map<String, Integer> answers = new java.util.HashMap<>();
+                            for (String grade : List.of("spend-per-customer", "orders-per-customer", "orders-per-email")) {
+                                String unit = grade.equals("orders-per-email") ? "hour" : "day";
+                                long index = unit.equals("hour") ? java.time.Instant.now().getEpochSecond() / 3_600 : day;
+                                var r = get(port, "/v1/buckets/" + enc(pk) + "/" + enc(grade + "|" + unit + "|" + index));
+                                String status = r.statusCode() >= 500 ? "5xx"
+                                        : r.statusCode() == 200 && r.body().contains("\"complete\":false") ? "incomplete"
+                                        : r.statusCode() == 404 && r.body().contains("not-counted-yet") ? "not counted yet"
+                                        : Integer.toString(r.statusCode());
+                                answers.put(phase + " " + grade + " " + status, 1);
+                            }
+                            // read-service's own rules before and after: answers across a refresh are not attributed
+                            if (phase.equals(phase(port))) answers.forEach((k, n) -> statuses.merge(k, n, Integer::sum));
+                            answers.clear();
+                        }
+                        Thread.sleep(300);
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (Exception e) {
+                        statuses.merge("error " + e.getClass().getSimpleName(), 1, Integer::sum);
+                    }
+                }
+            }, "read-poller");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        /**
+         * The part of the move read-service answers in, by its own /v1/rules: v1 (generation 0), moving (generation 1, the
+         * added grade's history pending), done (complete); null when it does not answer.
+         */
+        private static String phase(int port) throws Exception {
+            var r = get(port, "/v1/rules");
+            if (r.statusCode() != 200) return null;
+            JsonNode rules = Pipeline.JSON.readTree(r.body());
+            if (rules.path("generation").asLong() == 0) return "v1";
+            for (JsonNode g : rules.path("grades")) {
+                if (g.path("rule").asText().equals("orders-per-customer")) return g.path("complete").asBoolean() ? "done" : "moving";
+            }
+            return null;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running.set(false);
+            thread.interrupt();
+            thread.join(10_000);
+        }
+    }
+
+    private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
+
+    static java.net.http.HttpResponse<String> get(int port, String path) throws Exception {
+        return HTTP.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(20)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    }
+
+    static String enc(String s) {
+        return java.net.URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /** A sample of v2's buckets answered by read-service as the truth has them, complete. */
+    private static void assertReadServiceAnswersTheTruth(int port, Pipeline.Truth truth) throws Exception {
+        List<String> keys = new ArrayList<>(new java.util.TreeSet<>(truth.buckets().keySet()));
+        int step = Math.max(1, keys.size() / 60), checked = 0;
+        for (int i = 0; i < keys.size(); i += step) {
+            String key = keys.get(i);
+            int cut = key.indexOf('|', key.indexOf('|') + 1);
+            var r = get(port, "/v1/buckets/" + enc(key.substring(0, cut)) + "/" + enc(key.substring(cut + 1)));
+            assertThat(r.statusCode()).as("%s: %s", key, r.body()).isEqualTo(200);
+            JsonNode answer = Pipeline.JSON.readTree(r.body()), want = truth.buckets().get(key);
+            assertThat(answer.path("count").asLong()).as("count of %s", key).isEqualTo(want.path("count").asLong());
+            if (want.has("sum")) {
+                assertThat(new java.math.BigDecimal(answer.path("sum").asText())).as("sum of %s", key)
+                        .isEqualByComparingTo(new java.math.BigDecimal(want.path("sum").asText()));
+            }
+            assertThat(answer.has("complete")).as("%s answered as complete", key).isFalse();
+            checked++;
+        }
+        log.info("read-service answered {} sampled buckets of v2 as the truth has them", checked);
     }
 
     private static String[] node(List<String> base, String... more) {
