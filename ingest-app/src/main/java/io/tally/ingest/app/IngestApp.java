@@ -109,18 +109,19 @@ public final class IngestApp implements AutoCloseable {
         SourceTopics sources = sources();
         DeploymentRules.RulesFile file = DeploymentRules.RulesFile.load(agg.rulesLocation(), sources.sources());
         GradeRules rules = file.rules();
+        if (agg.topology().lateBound().compareTo(rules.longestRetention()) < 0) {
+            log.warn("ingest.late-bound.ms ({}) is shorter than the longest rule retention ({}): events between the two go to the DLQ as LATE",
+                    agg.topology().lateBound(), rules.longestRetention());
+        }
+        SchemaRegistryClient registry = new SchemaRegistryClient(settings.registryClient());
+        // files that cannot serve the schemas are refused before anything is recorded of them
+        checkSources(agg.sourcesLocation(), sources, RuleFields.of(rules), registry);
         DeploymentRules deployment = new DeploymentRules(new RulesStateStore(container()));
         RulesState counted = deployment.counted(file, Instant.now()); // refuses a file other than the applied one
         log.info("grade rules from {} (generation {}): {}", agg.rulesLocation(), counted.generation(),
                 rules.rules().stream().map(GradeRule::name).toList());
         counted.grades().stream().filter(g -> !g.complete()).forEach(g -> log.info(
                 "grade {} counted live from {}; its history before that is pending (./tally rules backfill)", g.grade(), g.countingFrom()));
-        if (agg.topology().lateBound().compareTo(rules.longestRetention()) < 0) {
-            log.warn("ingest.late-bound.ms ({}) is shorter than the longest rule retention ({}): events between the two go to the DLQ as LATE",
-                    agg.topology().lateBound(), rules.longestRetention());
-        }
-        SchemaRegistryClient registry = new SchemaRegistryClient(settings.registryClient());
-        checkSources(agg.sourcesLocation(), sources, RuleFields.of(rules), registry);
         StreamsBuilder builder = new StreamsBuilder();
         TallyTopology.build(builder, settings.topics(), agg.topology(), rules, CountedGrades.of(counted), sources,
                 TallyTopology.eventDeserializer(registry));

@@ -93,29 +93,29 @@ public final class ReplayJob {
         Instant readFrom = range.from().minus(topology.maxFutureSkew());
         SourceTopics sources = new SourceTopics(sourcesFile, ingest.topics().prefix());
         RuleFields fields = RuleFields.of(rules);
-        // As the sink's client: 429s reach the writer's AIMD limiter after sink.sdk-throttle-retries (docs/sink.md).
-        CosmosAsyncClient cosmos = CosmosClients.build(ingest.cosmos(), b -> b.throttlingRetryOptions(new ThrottlingRetryOptions()
-                .setMaxRetryAttemptsOnThrottledRequests(ingest.sink().throttleRetriesInSdk())));
         ReplayPlan plan;
         WriteTotals writes;
         ReplayAggregator aggregator;
-        try {
+        CosmosAsyncClient cosmos = null;
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer(ingest)) {
+            List<String> topics = topics(consumer, sources);
+            // first what the topics still hold: a range they lost is refused before anything else is contacted
+            plan = ReplayPlan.capture(consumer, topics, range.from(), readFrom, KAFKA_TIMEOUT);
+            // As the sink's client: 429s reach the writer's AIMD limiter after sink.sdk-throttle-retries (docs/sink.md).
+            cosmos = CosmosClients.build(ingest.cosmos(), b -> b.throttlingRetryOptions(new ThrottlingRetryOptions()
+                    .setMaxRetryAttemptsOnThrottledRequests(ingest.sink().throttleRetriesInSdk())));
             var container = CosmosClients.container(cosmos, ingest.cosmos());
             RulesState counted = counted(container, file);
+            log.info("replay of {} (rules {}, generation {}) from {} into {}", range, selection.names(), counted.generation(), topics,
+                    ingest.cosmos().container());
             aggregator = new ReplayAggregator(
                     new EventIntake(new SourceReader(sources, fields, TallyTopology.eventDeserializer(new SchemaRegistryClient(ingest.registryClient()))),
                             EventValidator.of(topology, fields, sources.sources())),
                     new FanOut(rules, fields), selection, range, topology.dedupeHorizon(), RulesState.verFloor(counted.generation()));
-            try (KafkaConsumer<byte[], byte[]> consumer = consumer(ingest)) {
-                List<String> topics = topics(consumer, sources);
-                log.info("replay of {} (rules {}, generation {}) from {} into {}", range, selection.names(), counted.generation(), topics,
-                        ingest.cosmos().container());
-                plan = ReplayPlan.capture(consumer, topics, range.from(), readFrom, KAFKA_TIMEOUT);
-                read(consumer, plan, aggregator);
-            }
+            read(consumer, plan, aggregator);
             writes = write(aggregator, cosmos, container);
         } finally {
-            cosmos.close();
+            if (cosmos != null) cosmos.close();
         }
         return new ReplayReport(ingest.cosmos().container(), range, settings.applicationId(), plan.partitions().size(),
                 plan.total(), aggregator.read(), aggregator.accepted(), aggregator.rejected(), aggregator.duplicates(),

@@ -226,7 +226,10 @@ public final class Pipeline implements AutoCloseable {
         return client.getDatabase(database).getContainer("buckets");
     }
 
-    /** Every stored document (entity buckets and their spill pages) by {@code pk|id}; empty while the container does not exist yet. */
+    /**
+     * Every stored document (entity buckets and their spill pages, not the rules record) by {@code pk|id}; empty while the
+     * container does not exist yet.
+     */
     public Map<String, JsonNode> stored() {
         return stored("buckets");
     }
@@ -237,7 +240,9 @@ public final class Pipeline implements AutoCloseable {
         try {
             List<JsonNode> docs = client.getDatabase(database).getContainer(containerName).queryItems("SELECT * FROM c", new CosmosQueryRequestOptions(), JsonNode.class)
                     .byPage(1000).flatMapIterable(FeedResponse::getResults).collectList().block(Duration.ofSeconds(60));
-            if (docs != null) docs.forEach(d -> out.put(d.get("pk").asText() + "|" + d.get("id").asText(), d));
+            // the deployment's rules record is not an entity bucket (docs/DESIGN.md, "Rules that change")
+            if (docs != null) docs.stream().filter(d -> !d.path("pk").asText().equals("_tally"))
+                    .forEach(d -> out.put(d.get("pk").asText() + "|" + d.get("id").asText(), d));
         } catch (CosmosException e) {
             if (e.getStatusCode() != 404) throw e;
         }

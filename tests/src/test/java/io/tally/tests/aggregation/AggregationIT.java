@@ -95,7 +95,9 @@ class AggregationIT {
                 "--ingest.application-id=" + appId, "--ingest.state-dir=" + dir.resolve("state-" + appId),
                 "--ingest.commit-interval.ms=200",
                 // Every role serves /metrics and /health now; a free port keeps these instances off the default 9464.
-                "--sink.metrics.port=0"};
+                "--sink.metrics.port=0",
+                // The aggregation reads the deployment's rules record (docs/DESIGN.md, "Rules that change"): a database of its own.
+                "--cosmos.endpoint=" + io.tally.testsupport.cosmos.LocalCosmos.get().endpoint(), "--cosmos.database=" + appId};
     }
 
     /** Produces a Zipf workload with every kind of bad record at 1 % each; returns loadgen's ground truth. */

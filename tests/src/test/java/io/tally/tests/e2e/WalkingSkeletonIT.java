@@ -114,7 +114,7 @@ class WalkingSkeletonIT {
             }
 
             HttpResponse<String> missing = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + read.port()
-                    + "/v1/buckets/" + enc("skeleton|nobody") + "/" + enc("spend|hour|1"))).build(), HttpResponse.BodyHandlers.ofString());
+                    + "/v1/buckets/" + enc("skeleton|nobody") + "/" + enc("spend-per-customer|hour|1"))).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(missing.statusCode()).isEqualTo(404);
             assertThat(missing.headers().firstValue("Content-Type")).hasValue("application/problem+json");
 

@@ -226,9 +226,10 @@ class RulesChangeIT {
                 String pk = null;
                 while (running.get()) {
                     try {
-                        if (pk == null) { // one customer, chosen once
-                            pk = p.stored().keySet().stream().filter(k -> k.startsWith("g|c-")).findFirst()
-                                    .map(k -> k.substring(0, k.indexOf('|', 2))).orElse(null);
+                        if (pk == null) { // one customer with approved purchases today, chosen once
+                            String today = "day|" + java.time.Instant.now().getEpochSecond() / 86_400;
+                            pk = p.stored().values().stream().filter(d -> d.path("id").asText().equals(today)
+                                    && d.path("grades").has("spend-per-customer")).findFirst().map(d -> d.path("pk").asText()).orElse(null);
                         }
                         String phase = phase(port);
                         if (pk != null && phase != null) {
