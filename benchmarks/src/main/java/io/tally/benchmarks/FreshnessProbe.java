@@ -201,13 +201,13 @@ final class FreshnessProbe implements AutoCloseable {
         String updateKey = pk + "|" + documentId;
         hopWatchers.add(watcher(Hop.EMITTED, () -> watchTopic(bucketUpdatesTopic, Hop.EMITTED, r -> {
             if (!updateKey.equals(r.key()) || r.value() == null) return -1;
-            return JSON.readTree(r.value()).path("grades").path(grade).path("count").asLong();
+            return count(JSON.readTree(r.value()).path("grades").path(grade));
         })));
         hopWatchers.add(watcher(Hop.WRITTEN, () -> {
             while (polling) {
                 try {
                     JsonNode doc = container.readItem(documentId, new PartitionKey(pk), JsonNode.class).block().getItem();
-                    observed(Hop.WRITTEN, doc.path("grades").path(grade).path("count").asLong(), System.nanoTime());
+                    observed(Hop.WRITTEN, count(doc.path("grades").path(grade)), System.nanoTime());
                     Thread.sleep(POLL_PAUSE_MS);
                 } catch (InterruptedException e) {
                     return;
@@ -217,6 +217,14 @@ final class FreshnessProbe implements AutoCloseable {
             }
         }));
         return this;
+    }
+
+    /**
+     * A grade's count in an entity bucket's JSON (on bucket-updates and in Cosmos): the first element of its array
+     * ({@code [count, sum, min, max]}), or the {@code count} field of the object form documents had before it.
+     */
+    static long count(JsonNode grade) {
+        return grade.isArray() ? grade.path(0).asLong() : grade.path("count").asLong();
     }
 
     private Thread watcher(Hop hop, Runnable body) {
