@@ -337,6 +337,24 @@ final class FreshnessProbe implements AutoCloseable {
         return markers().stream().filter(m -> m.producedNanos() >= fromNanos && m.producedNanos() < toNanos).toList();
     }
 
+    /**
+     * A window's freshness figures under {@code scenario}: its markers, p50 and p99 until read-service served them, and
+     * the p99 until each hop before it that was observed. Returns the served times, ascending.
+     */
+    static List<Double> figures(BenchResults results, String scenario, List<Marker> markers) {
+        List<Double> served = sortedMs(markers, Hop.SERVED);
+        results.figure(scenario, "freshness markers", markers.size(), "events");
+        if (served.isEmpty()) return served;
+        results.figure(scenario, "freshness p50", EndToEndBench.percentile(served, 0.5), "ms")
+                .figure(scenario, "freshness p99", EndToEndBench.percentile(served, 0.99), "ms");
+        for (Hop hop : Hop.values()) {
+            if (hop == Hop.SERVED) continue;
+            List<Double> at = sortedMs(markers, hop);
+            if (!at.isEmpty()) results.figure(scenario, "p99 until " + hop.label, EndToEndBench.percentile(at, 0.99), "ms");
+        }
+        return served;
+    }
+
     /** Waits until the first marker is visible: the whole pipeline is up and warm. */
     void awaitFirstVisible(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
