@@ -68,9 +68,10 @@ import java.util.concurrent.ScheduledExecutorService;
  * Both operations read the same retained input: the backfill every record before the seam (the backlog), the rebuild
  * every record of the topic, of which the backlog's are the ones inside its range (the live ones are today's).
  *
- * <pre>./tally bench backfill [--quick] [--events=N] [--rate=N]</pre>
+ * <pre>./tally bench backfill [--quick] [--events=N] [--rate=N] [--with=KEY=VALUE...]</pre>
  * (--quick: 10,000 events over 2 hours, 100 live events/s, a 15 s live window; default 50,000 events over 4 hours,
- * 150 live events/s, 30 s.)
+ * 150 live events/s, 30 s. --with: a setting of the backfill job other than its default, backfill.* or ingest-app's,
+ * e.g. --with=ingest.commit-interval.ms=5000, named in the report's command line.)
  */
 public final class BackfillBench {
     static final String NAME = "backfill";
@@ -108,14 +109,17 @@ public final class BackfillBench {
     private record Size(long backlog, Duration span, int liveRate, Duration settle, Duration baseline) {}
 
     private final Size size;
+    /** The backfill job's settings beyond the bench's own, as {@code --key=value} (from {@code --with=key=value}). */
+    private final String[] backfillSettings;
     private final TestKafka kafka;
     private final String registry;
     private final LocalCosmos cosmos;
     private final BenchResults results;
     private final ExecutorService background = Executors.newCachedThreadPool();
 
-    private BackfillBench(boolean quick, Size size, Size defaults) {
+    private BackfillBench(boolean quick, Size size, Size defaults, String[] backfillSettings) {
         this.size = size;
+        this.backfillSettings = backfillSettings;
         this.kafka = TestKafka.get();
         this.registry = LocalSchemaRegistry.get().url();
         // A private endpoint: its request counters must be this run's alone.
@@ -123,7 +127,8 @@ public final class BackfillBench {
         BenchRun.begin(NAME).cosmos(cosmos.control());
         this.results = new BenchResults(NAME, "Rules change: backfilling one new grade against a full rebuild, and live freshness meanwhile",
                 "./tally bench " + NAME + (quick ? " --quick" : "") + (size.backlog != defaults.backlog ? " --events=" + size.backlog : "")
-                        + (size.liveRate != defaults.liveRate ? " --rate=" + size.liveRate : ""));
+                        + (size.liveRate != defaults.liveRate ? " --rate=" + size.liveRate : "")
+                        + Arrays.stream(backfillSettings).map(a -> " --with=" + a.substring(2)).collect(java.util.stream.Collectors.joining()));
     }
 
     public static void main(String[] args) throws Exception {
@@ -135,9 +140,10 @@ public final class BackfillBench {
                 .findFirst().orElse(defaults.backlog);
         int rate = Arrays.stream(args).filter(a -> a.startsWith("--rate=")).map(a -> Integer.parseInt(a.substring(7)))
                 .findFirst().orElse(defaults.liveRate);
+        String[] backfillSettings = Arrays.stream(args).filter(a -> a.startsWith("--with=")).map(a -> "--" + a.substring(7)).toArray(String[]::new);
         EndToEndBench.quietLibraries();
         try {
-            new BackfillBench(quick, new Size(events, defaults.span, rate, defaults.settle, defaults.baseline), defaults).run();
+            new BackfillBench(quick, new Size(events, defaults.span, rate, defaults.settle, defaults.baseline), defaults, backfillSettings).run();
         } catch (Throwable t) {
             t.printStackTrace();
             System.exit(1);
@@ -368,8 +374,10 @@ public final class BackfillBench {
 
             long bytesC = cosmos.control().stats().requestBytes();
             Timeline.Sample c = timeline.now();
-            BackfillSettings settings = BackfillSettings.load(run.commandFlags("--ingest.state-dir=" + dir.resolve("state-backfill"),
-                    "--backfill.end-margin.ms=" + END_MARGIN.toMillis(), "--backfill.progress-interval.ms=5000"), Map.of());
+            List<String> flags = run.commandFlags("--ingest.state-dir=" + dir.resolve("state-backfill"),
+                    "--backfill.end-margin.ms=" + END_MARGIN.toMillis(), "--backfill.progress-interval.ms=5000");
+            flags.addAll(List.of(backfillSettings));
+            BackfillSettings settings = BackfillSettings.load(flags, Map.of());
             BackfillJob.Report report = new BackfillJob(settings, System.out, Clock.systemUTC()).run()
                     .orElseThrow(() -> new IllegalStateException("the backfill found nothing pending"));
             long jobEnd = System.nanoTime();
@@ -400,6 +408,7 @@ public final class BackfillBench {
             freshness("live freshness before the backfill", probe.markersSentBetween(a.nanos(), b.nanos()));
             String f = "a. backfill of " + NEW_RULE + "/day";
             results.figure(f, "backfill.max-records-per-second", settings.recordsPerSecond(), "records/s")
+                    .figure(f, "its commit interval (ingest.commit-interval.ms)", settings.ingest().commitInterval().toMillis(), "ms")
                     .figure(f, "records read (the input up to its end when the job started)", report.recordsRead(), "records")
                     .figure(f, "of which before the seam (the backlog)", size.backlog, "records")
                     .figure(f, "grade-bucket deltas sent to stage 5", report.deltasSent(), "deltas")

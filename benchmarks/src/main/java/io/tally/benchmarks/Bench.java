@@ -56,7 +56,7 @@ public final class Bench {
             new Benchmark("read-latency", Kind.SET, "[--quick | RATES [SECONDS [DELAYS_MS]]]",
                     "Read latencies at 3,000 req/s", ReadLatencyBench::main),
             new Benchmark("scale-out", Kind.SET, "[EVENTS | --quick]", "Scale-out: two instances", ScaleOutBench::main),
-            new Benchmark(BackfillBench.NAME, Kind.ALONE, "[--quick] [--events=N] [--rate=N]",
+            new Benchmark(BackfillBench.NAME, Kind.ALONE, "[--quick] [--events=N] [--rate=N] [--with=KEY=VALUE...]",
                     "Rules change: backfilling one new grade against a full rebuild, live freshness meanwhile", BackfillBench::main),
             new Benchmark("report", Kind.REPORT, "",
                     "docs/benchmarks.md and its plots from docs/benchmarks/data/*.json; runs no benchmark", BenchReport::main),
