@@ -51,8 +51,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * retained input, and live freshness while the backfill runs. Writes docs/benchmarks/data/backfill.json.
  *
  * <ol>
- *   <li>A pipeline on the default rules (v1) ingests a backlog: loadgen's defaults but malformed records, event times
- *       over a few hours of yesterday, drained.
+ *   <li>A pipeline on the default rules (v1) ingests a backlog: loadgen's defaults without malformed records, event
+ *       times over a few hours of yesterday, drained.
  *   <li>v2 = v1 plus {@value #NEW_RULE} (customerId, count, day, P35D) is applied ({@code ./tally rules apply}); the
  *       running ingest-app sees it and stops by itself, and starts again on v2 (same state, application id, sink).
  *   <li>Once past the seam, a live rate flows (loadgen, event times now) with the freshness probe: the live rate alone is
@@ -65,8 +65,9 @@ import java.util.concurrent.ScheduledExecutorService;
  *       nothing else writing; its own request-unit count and wall time; judged against the same truth, that day only.
  * </ol>
  *
- * Both operations read the same retained input: the backfill every record before the seam (the backlog), the rebuild
- * every record of the topic, of which the backlog's are the ones inside its range (the live ones are today's).
+ * Both operations count the same retained input, the backlog: the backfill every record before the seam (it reads the
+ * live ones up to its own start too, and skips them), the rebuild every record inside its range (the live ones are
+ * today's).
  *
  * <pre>./tally bench backfill [--quick] [--events=N] [--rate=N] [--with=KEY=VALUE...]</pre>
  * (--quick: 10,000 events over 2 hours, 100 live events/s, a 15 s live window; default 50,000 events over 4 hours,
