@@ -27,8 +27,11 @@ import java.util.stream.Collectors;
  * Every benchmark holds the machine-wide benchmark lock for its whole run ({@link BenchRun}, {@link BenchLock}).
  */
 public final class Bench {
-    /** What a benchmark is part of: the end-to-end set, the report, or the older pages of one stage each. */
-    enum Kind { SET, REPORT, STAGE }
+    /**
+     * What a benchmark is part of: the end-to-end set, the benchmarks whose results the report renders but which run only
+     * when named (a scenario too long or too narrow for every ./tally bench), the report, or the older pages of one stage each.
+     */
+    enum Kind { SET, ALONE, REPORT, STAGE }
 
     /** A benchmark's main, which may end the JVM (most do, with their exit status). */
     @FunctionalInterface
@@ -53,6 +56,8 @@ public final class Bench {
             new Benchmark("read-latency", Kind.SET, "[--quick | RATES [SECONDS [DELAYS_MS]]]",
                     "Read latencies at 3,000 req/s", ReadLatencyBench::main),
             new Benchmark("scale-out", Kind.SET, "[EVENTS | --quick]", "Scale-out: two instances", ScaleOutBench::main),
+            new Benchmark(BackfillBench.NAME, Kind.ALONE, "[--quick] [--events=N] [--rate=N] [--with=KEY=VALUE...]",
+                    "Rules change: backfilling one new grade against a full rebuild, live freshness meanwhile", BackfillBench::main),
             new Benchmark("report", Kind.REPORT, "",
                     "docs/benchmarks.md and its plots from docs/benchmarks/data/*.json; runs no benchmark", BenchReport::main),
             new Benchmark("local-cosmos", Kind.STAGE, "[quick]",
@@ -114,6 +119,7 @@ public final class Bench {
         StringBuilder out = new StringBuilder("Usage: ./tally bench NAME [args]   (java ... io.tally.benchmarks.Bench NAME [args], "
                 + "from the repository root)\n       ./tally bench [--quick]   (the end-to-end set, then the report)\n");
         section(out, "The end-to-end set, in the order ./tally bench runs it; each writes docs/benchmarks/data/NAME.json:", Kind.SET);
+        section(out, "Run only when named, not by ./tally bench; each writes docs/benchmarks/data/NAME.json for the report:", Kind.ALONE);
         section(out, "The report:", Kind.REPORT);
         section(out, "Single-stage benchmarks, their pages in docs/benchmarks/NAME.md:", Kind.STAGE);
         return out.toString();

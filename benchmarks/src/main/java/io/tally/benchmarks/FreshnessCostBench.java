@@ -18,16 +18,10 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The curve between freshness and Cosmos cost: the same live workload at a fixed rate through a fresh
@@ -169,16 +163,8 @@ public final class FreshnessCostBench {
     }
 
     private void freshness(String scenario, double x, List<FreshnessProbe.Marker> markers) {
-        List<Double> served = FreshnessProbe.sortedMs(markers, FreshnessProbe.Hop.SERVED);
-        results.figure(scenario, "freshness markers", markers.size(), "events");
+        List<Double> served = FreshnessProbe.figures(results, scenario, markers);
         if (served.isEmpty()) return;
-        results.figure(scenario, "freshness p50", EndToEndBench.percentile(served, 0.5), "ms")
-                .figure(scenario, "freshness p99", EndToEndBench.percentile(served, 0.99), "ms");
-        for (FreshnessProbe.Hop hop : FreshnessProbe.Hop.values()) {
-            if (hop == FreshnessProbe.Hop.SERVED) continue;
-            List<Double> at = FreshnessProbe.sortedMs(markers, hop);
-            if (!at.isEmpty()) results.figure(scenario, "p99 until " + hop.label, EndToEndBench.percentile(at, 0.99), "ms");
-        }
         results.point(FRESHNESS_CHART, "Tally p99", "ms", x, EndToEndBench.percentile(served, 0.99))
                 .point(FRESHNESS_CHART, "the target", "ms", x, x * 1000);
     }
@@ -193,31 +179,17 @@ public final class FreshnessCostBench {
         RuleEvaluator rules = new RuleEvaluator(RuleSet.load(Path.of(LoadgenSettings.RULES_FILE.defaultValue().orElseThrow())));
         AvroDeserializer<TransactionEvent> decode = new AvroDeserializer<>(new SchemaRegistryClient(registry), TransactionEvent.getClassSchema());
         String topic = run.topics.transactions();
-        Map<Integer, Long> ends = new java.util.HashMap<>();
-        run.endOffsets(topic, ends);
         Set<String> writes = new HashSet<>();
-        long events = 0;
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                kafka.bootstrapServers(), ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = ends.keySet().stream().map(p -> new TopicPartition(topic, p)).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Set<TopicPartition> open = new HashSet<>(partitions);
-            open.removeIf(tp -> ends.get(tp.partition()) == 0);
-            while (!open.isEmpty()) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    if (r.offset() >= ends.get(r.partition()) - 1) open.remove(new TopicPartition(topic, r.partition()));
-                    if (r.timestamp() < fromMillis) continue;
-                    events++;
-                    long window = (r.timestamp() - fromMillis) / target.toMillis();
-                    rules.evaluate(decode.deserialize(topic, r.value()), Instant.ofEpochMilli(r.timestamp()),
-                            // one document per entity, unit and bucket holds all its grades: it is what a write writes
-                            (bucket, value) -> writes.add(bucket.pk() + '|' + bucket.unit().code() + '|' + bucket.index() + '#' + window));
-                }
-            }
-        }
-        return new Ideal(events, writes.size());
+        long[] events = {0};
+        run.readInput(r -> {
+            if (r.timestamp() < fromMillis) return;
+            events[0]++;
+            long window = (r.timestamp() - fromMillis) / target.toMillis();
+            rules.evaluate(decode.deserialize(topic, r.value()), Instant.ofEpochMilli(r.timestamp()),
+                    // one document per entity, unit and bucket holds all its grades: it is what a write writes
+                    (bucket, value) -> writes.add(bucket.pk() + '|' + bucket.unit().code() + '|' + bucket.index() + '#' + window));
+        });
+        return new Ideal(events[0], writes.size());
     }
 
     private static String trim(double v) {

@@ -201,13 +201,13 @@ final class FreshnessProbe implements AutoCloseable {
         String updateKey = pk + "|" + documentId;
         hopWatchers.add(watcher(Hop.EMITTED, () -> watchTopic(bucketUpdatesTopic, Hop.EMITTED, r -> {
             if (!updateKey.equals(r.key()) || r.value() == null) return -1;
-            return JSON.readTree(r.value()).path("grades").path(grade).path("count").asLong();
+            return count(JSON.readTree(r.value()).path("grades").path(grade));
         })));
         hopWatchers.add(watcher(Hop.WRITTEN, () -> {
             while (polling) {
                 try {
                     JsonNode doc = container.readItem(documentId, new PartitionKey(pk), JsonNode.class).block().getItem();
-                    observed(Hop.WRITTEN, doc.path("grades").path(grade).path("count").asLong(), System.nanoTime());
+                    observed(Hop.WRITTEN, count(doc.path("grades").path(grade)), System.nanoTime());
                     Thread.sleep(POLL_PAUSE_MS);
                 } catch (InterruptedException e) {
                     return;
@@ -217,6 +217,14 @@ final class FreshnessProbe implements AutoCloseable {
             }
         }));
         return this;
+    }
+
+    /**
+     * A grade's count in an entity bucket's JSON (on bucket-updates and in Cosmos): the first element of its array
+     * ({@code [count, sum, min, max]}), or the {@code count} field of the object form documents had before it.
+     */
+    static long count(JsonNode grade) {
+        return grade.isArray() ? grade.path(0).asLong() : grade.path("count").asLong();
     }
 
     private Thread watcher(Hop hop, Runnable body) {
@@ -327,6 +335,24 @@ final class FreshnessProbe implements AutoCloseable {
     /** Markers sent in [fromNanos, toNanos). */
     List<Marker> markersSentBetween(long fromNanos, long toNanos) {
         return markers().stream().filter(m -> m.producedNanos() >= fromNanos && m.producedNanos() < toNanos).toList();
+    }
+
+    /**
+     * A window's freshness figures under {@code scenario}: its markers, p50 and p99 until read-service served them, and
+     * the p99 until each hop before it that was observed. Returns the served times, ascending.
+     */
+    static List<Double> figures(BenchResults results, String scenario, List<Marker> markers) {
+        List<Double> served = sortedMs(markers, Hop.SERVED);
+        results.figure(scenario, "freshness markers", markers.size(), "events");
+        if (served.isEmpty()) return served;
+        results.figure(scenario, "freshness p50", EndToEndBench.percentile(served, 0.5), "ms")
+                .figure(scenario, "freshness p99", EndToEndBench.percentile(served, 0.99), "ms");
+        for (Hop hop : Hop.values()) {
+            if (hop == Hop.SERVED) continue;
+            List<Double> at = sortedMs(markers, hop);
+            if (!at.isEmpty()) results.figure(scenario, "p99 until " + hop.label, EndToEndBench.percentile(at, 0.99), "ms");
+        }
+        return served;
     }
 
     /** Waits until the first marker is visible: the whole pipeline is up and warm. */

@@ -22,15 +22,23 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * One end-to-end run's world on the shared broker, registry and Cosmos endpoint: its own topics (a
@@ -52,7 +60,10 @@ final class PipelineRun implements AutoCloseable {
     final String database;
     /** The rules file of ingest-app, read-service and loadgen's ground truth; null: their default rules. */
     final String rulesFile;
-    private final IngestApp ingest;
+    /** ingest-app's settings of this run but its rules file, then those the caller added (which win): kept by a restart. */
+    private final String[] ingestArgs;
+    private final String[] ingestFlags;
+    private IngestApp ingest;
     private final ReadMain read;
     private final Admin admin;
     private Map<Integer, Long> inputTarget;
@@ -78,14 +89,46 @@ final class PipelineRun implements AutoCloseable {
         // Created (and their leaders awaited) before anything produces: KAFKA-15591.
         kafka.createTopics(Topics.specs(topics).stream().map(s -> TestKafka.topic(s.name(), s.partitions(), s.configs())).toList());
         String[] cosmosFlags = {"--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=" + database};
-        String[] ingestRules = rulesFile == null ? new String[0] : new String[] {"--ingest.rules.file=" + rulesFile};
-        ingest = new IngestApp(IngestSettings.load(concat(concat(concat(cosmosFlags, ingestRules), "--ingest.role=both",
+        this.ingestArgs = concat(cosmosFlags, "--ingest.role=both",
                 "--kafka.bootstrap.servers=" + kafka.bootstrapServers(), "--schema.registry.url=" + registryUrl,
                 "--topics.prefix=" + prefix, "--ingest.application-id=" + applicationId, "--sink.group-id=" + sinkGroup,
-                "--ingest.state-dir=" + Files.createTempDirectory("e2e-state"), "--sink.metrics.port=-1"), ingestFlags), Map.of()));
+                "--ingest.state-dir=" + Files.createTempDirectory("e2e-state"), "--sink.metrics.port=-1");
+        this.ingestFlags = ingestFlags;
+        ingest = newIngest(rulesFile);
         read = new ReadMain(ReadSettings.load(concat(cosmosFlags, "--read.http.port=0",
                 "--read.rules-file=" + (rulesFile == null ? GradeRules.BUILTIN_DEFAULT : rulesFile)), Map.of()));
         admin = kafka.admin();
+    }
+
+    private IngestApp newIngest(String rules) {
+        String[] args = rules == null ? ingestArgs : concat(ingestArgs, "--ingest.rules.file=" + rules);
+        return new IngestApp(IngestSettings.load(concat(args, ingestFlags), Map.of()));
+    }
+
+    /**
+     * Closes ingest-app and starts it again counting {@code rules}, with the same topics, application id, sink group and
+     * state directory: what a supervisor does once an applied rules generation stopped it. read-service and the ground
+     * truth keep the run's rules file.
+     */
+    void restartIngest(String rules) {
+        ingest.close();
+        ingest = newIngest(rules);
+        ingest.start();
+    }
+
+    IngestApp ingest() {
+        return ingest;
+    }
+
+    /**
+     * The settings of this run's ingest-app, then {@code extra} (which win), for a command run against the same
+     * deployment: {@code rules apply}, {@code rules backfill}, {@code replay}.
+     */
+    List<String> commandFlags(String... extra) {
+        List<String> out = new ArrayList<>(List.of(ingestArgs));
+        out.addAll(List.of(ingestFlags));
+        out.addAll(List.of(extra));
+        return out;
     }
 
     /** The Streams application's repartition topic (stage 4), where stage 3's commits become visible. */
@@ -166,6 +209,29 @@ final class PipelineRun implements AutoCloseable {
         return sum;
     }
 
+    /** Every record of this run's transactions topic, from its start to its end as of the call. */
+    void readInput(Consumer<ConsumerRecord<byte[], byte[]>> each) throws Exception {
+        String topic = topics.transactions();
+        Map<Integer, Long> ends = new HashMap<>();
+        endOffsets(topic, ends);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                kafka.bootstrapServers(), ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = ends.keySet().stream().map(p -> new TopicPartition(topic, p)).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Set<TopicPartition> open = new HashSet<>(partitions);
+            open.removeIf(tp -> ends.get(tp.partition()) == 0);
+            while (!open.isEmpty()) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    long end = ends.get(r.partition());
+                    if (r.offset() >= end - 1) open.remove(new TopicPartition(topic, r.partition()));
+                    if (r.offset() < end) each.accept(r);
+                }
+            }
+        }
+    }
+
     /** A group's committed offsets on one topic, by partition. */
     Map<Integer, Long> committed(String group, String topic) throws Exception {
         Map<Integer, Long> out = new HashMap<>();
@@ -201,6 +267,13 @@ final class PipelineRun implements AutoCloseable {
     private List<String> internalTopics() throws Exception {
         return admin.listConsumerGroupOffsets(applicationId).partitionsToOffsetAndMetadata().get().keySet().stream()
                 .map(TopicPartition::topic).distinct().filter(t -> !t.equals(topics.transactions())).toList();
+    }
+
+    /** The next {@link #outstanding()} measures against what has been produced by then, not by its first call. */
+    void newDrainTargets() {
+        inputTarget = null;
+        repartitionTarget = null;
+        updatesTarget = null;
     }
 
     private String behind(String stage, String group, Map<String, Map<Integer, Long>> targets, long slack) throws Exception {

@@ -30,7 +30,7 @@ class BenchTest {
         Result r = bench("end-too-end", "--quick");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).startsWith("unknown benchmark 'end-too-end' (one of: end-to-end, freshness-cost, sink-latency, read-latency, "
-                + "scale-out, report, local-cosmos, loadgen, aggregation, sink, read-cost, read-service)").contains("Usage: ");
+                + "scale-out, backfill, report, local-cosmos, loadgen, aggregation, sink, read-cost, read-service)").contains("Usage: ");
         assertThat(r.out()).isEmpty();
 
         Result none = bench();
@@ -47,6 +47,7 @@ class BenchTest {
         for (Bench.Benchmark b : Bench.ALL) {
             String listed = switch (b.kind()) {
                 case SET -> set;
+                case ALONE -> section(r.out(), "Run only when named");
                 case REPORT -> section(r.out(), "The report");
                 case STAGE -> stages;
             };

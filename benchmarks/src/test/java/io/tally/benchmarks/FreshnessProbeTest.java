@@ -3,6 +3,7 @@ package io.tally.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tally.rules.GradeRules;
 import org.junit.jupiter.api.Test;
 
@@ -38,5 +39,15 @@ class FreshnessProbeTest {
                 """);
         assertThatThrownBy(() -> FreshnessProbe.grade(r)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("customerId").hasMessageContaining("per hour");
+    }
+
+    /** The hops before read-service read the entity bucket's JSON, whose grades are arrays since the array form. */
+    @Test
+    void readsAGradesCountFromItsArrayAndFromTheObjectFormBeforeIt() throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        assertThat(FreshnessProbe.count(json.readTree("[3, \"120.5000\", \"10.5000\", \"80.0000\"]"))).isEqualTo(3);
+        assertThat(FreshnessProbe.count(json.readTree("[2]"))).isEqualTo(2);
+        assertThat(FreshnessProbe.count(json.readTree("{\"sum\": \"1.0000\", \"count\": 5}"))).isEqualTo(5);
+        assertThat(FreshnessProbe.count(json.missingNode())).isZero();
     }
 }
