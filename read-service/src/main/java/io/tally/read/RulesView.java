@@ -151,7 +151,7 @@ final class RulesView {
                     g.putNull("version");
                     g.putNull("since");
                     g.putNull("countingFrom");
-                    g.put("backfill", RulesState.Backfill.NONE.name().toLowerCase(java.util.Locale.ROOT)).put("complete", true);
+                    g.put("backfill", RulesState.Backfill.NONE.word()).put("complete", true);
                 }
             }
             body.putArray("retired");

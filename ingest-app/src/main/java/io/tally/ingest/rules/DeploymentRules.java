@@ -110,10 +110,15 @@ public final class DeploymentRules {
             return first;
         }
         RulesStateStore.Stored current = proposal.current().get();
-        Instant seam = now.plus(switchDelay).truncatedTo(ChronoUnit.SECONDS).plus(1, ChronoUnit.SECONDS);
+        Instant seam = seamAfter(now, switchDelay);
         RulesState next = current.state().next(proposal.plan(), file.location(), file.text(), now, seam);
         store.replace(current, next);
         return next;
+    }
+
+    /** The seam an apply at {@code now} sets: the next whole second at least {@code switchDelay} later. */
+    public static Instant seamAfter(Instant now, Duration switchDelay) {
+        return now.plus(switchDelay).truncatedTo(ChronoUnit.SECONDS).plus(1, ChronoUnit.SECONDS);
     }
 
     /** The record as it stands, if any. */

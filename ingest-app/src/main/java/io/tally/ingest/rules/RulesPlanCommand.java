@@ -18,7 +18,6 @@ import io.tally.rules.state.RulesState;
 import io.tally.rules.state.RulesStateStore;
 import java.io.PrintStream;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -103,7 +102,7 @@ public final class RulesPlanCommand {
 
     /** What applying a plan now would set in motion. */
     static String consequences(RulesPlan plan, IngestSettings settings, Instant now) {
-        Instant seam = now.plus(settings.aggregation().rulesSwitchDelay()).truncatedTo(ChronoUnit.SECONDS).plus(1, ChronoUnit.SECONDS);
+        Instant seam = DeploymentRules.seamAfter(now, settings.aggregation().rulesSwitchDelay());
         StringBuilder s = new StringBuilder("applied now: ");
         if (!plan.added().isEmpty() || !plan.changed().isEmpty()) {
             s.append("added and changed grades count live from about ").append(seam)

@@ -52,7 +52,8 @@ public record RulesState(long generation, Instant appliedAt, String rulesOrigin,
         /** History up to {@code countingFrom} has been counted in. */
         COMPLETE;
 
-        String word() {
+        /** How the record and the API spell it: {@code none}, {@code pending}, {@code complete}. */
+        public String word() {
             return name().toLowerCase(java.util.Locale.ROOT);
         }
 
