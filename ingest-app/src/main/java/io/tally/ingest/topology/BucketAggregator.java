@@ -49,15 +49,22 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
     private boolean holdUntilCommit;
     private long recordTimestamp;
 
-    /** A changed document: its newest value, the newest record timestamp that changed it, and whether the store lacked it. */
+    /**
+     * A changed document: its newest value, the newest record timestamp among the records that changed it since the
+     * last write, the newest the store had before, and whether the store lacked it. The emitted update carries only the
+     * first: the sink reads it as how far behind the news in this update is, so an update of history (a backfill, a
+     * replayed backlog) is not taken for live news because live changed the same document earlier.
+     */
     private static final class Changed {
         final EntityBucket value;
         long timestamp;
+        final long storedTimestamp;
         final boolean created;
 
-        Changed(EntityBucket value, long timestamp, boolean created) {
+        Changed(EntityBucket value, long timestamp, long storedTimestamp, boolean created) {
             this.value = value;
             this.timestamp = timestamp;
+            this.storedTimestamp = storedTimestamp;
             this.created = created;
         }
     }
@@ -104,11 +111,11 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
         if (doc == null) {
             ValueAndTimestamp<EntityBucket> stored = buckets.get(key);
             if (stored == null) {
-                doc = new Changed(create.get(), recordTimestamp, true);
+                doc = new Changed(create.get(), recordTimestamp, Long.MIN_VALUE, true);
                 if (counted.generation() > 0) doc.value.restart(counted.verFloor(), null);
                 changed.put(key, doc);
             } else {
-                doc = new Changed(stored.value(), Math.max(recordTimestamp, stored.timestamp()), false);
+                doc = new Changed(stored.value(), recordTimestamp, stored.timestamp(), false);
                 changed.put(key, doc); // first: moving a main document to a new generation changes its pages through here
                 EntityBucketMath.loaded(this, key, doc.value, counted, ttls);
             }
@@ -132,7 +139,7 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
         for (Map.Entry<String, Changed> e : changed.entrySet()) {
             Changed doc = e.getValue();
             doc.value.stamp(now);
-            buckets.put(e.getKey(), ValueAndTimestamp.make(doc.value, doc.timestamp));
+            buckets.put(e.getKey(), ValueAndTimestamp.make(doc.value, Math.max(doc.timestamp, doc.storedTimestamp)));
             RecordHeaders headers = new RecordHeaders();
             if (doc.created) headers.add(EntityBucketSerde.CREATED_HEADER, CREATED);
             // Encoded by the sink node before forward returns, so the later changes to the object do not reach it.

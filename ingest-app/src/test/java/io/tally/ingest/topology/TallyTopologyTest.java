@@ -241,6 +241,22 @@ class TallyTopologyTest {
     }
 
     @Test
+    void anUpdateCarriesTheNewestRecordTimestampOfWhatChangedItNotOfWhatTheStoreHad() {
+        // The sink reads an update's timestamp as how far behind its news is: an old record (a backfill's, a late
+        // producer's) changing a document that a fresh record changed before must not look fresh.
+        startWithDefaultRules();
+        Instant t = NOW.minus(Duration.ofHours(2));
+        TransactionEvent fresh = event("tx-1", "c-1", t, "10.00");
+        TransactionEvent old = event("tx-2", "c-1", t.plusSeconds(60), "5.00");
+        input.pipeInput(fresh.getCustomerId(), avro(fresh), NOW);
+        input.pipeInput(old.getCustomerId(), avro(old), NOW.minus(Duration.ofMinutes(10)));
+        String hourKey = mainKey("c-1", TimeUnit.HOUR, t);
+        List<TestRecord<String, EntityBucket>> hour = updates.readRecordsToList().stream().filter(r -> r.key().equals(hourKey)).toList();
+        assertThat(hour).extracting(r -> r.value().ver()).containsExactly(1L, 2L);
+        assertThat(hour).extracting(TestRecord::getRecordTime).containsExactly(NOW, NOW.minus(Duration.ofMinutes(10)));
+    }
+
+    @Test
     void onlyTheUpdateThatStartsABucketCarriesTheCreatedHeader() {
         startWithDefaultRules();
         Instant t = NOW.minus(Duration.ofHours(2));
