@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * its in-flight documents stay under {@code sink.max-in-flight-documents}; the next window stays open (and keeps
  * coalescing) until the last one is all handed over. When that window is full too, or a write is stalled past its
  * retry bound, every partition is paused (the consumer keeps its group membership by polling) until the writer
- * catches up. Memory is bounded by the in-flight cap plus two windows of bytes, whatever the backlog.
+ * catches up. Memory is bounded by the in-flight cap plus, as bytes, what waits in the coalescer (at most
+ * {@code sink.window.max-documents}) and one closed window, whatever the backlog.
  *
  * <p>Rebalance: on revocation the partitions' unsent updates are dropped (they are not committed, the
  * new owner reads them again), their in-flight writes get {@code sink.revoke-drain-timeout.ms} to finish,
@@ -52,7 +53,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
     private final BulkWriter writer;
     private final DeadLetterPublisher deadLetters;
     private final SinkMetrics metrics;
-    private final Coalescer coalescer = new Coalescer(EntityBucketJson::read);
+    private final Coalescer coalescer;
     /** A closed window's writes not yet handed to the writer, as bytes (poll thread only). */
     private final ArrayDeque<BucketWrite> ready = new ArrayDeque<>();
     private final OffsetTracker tracker = new OffsetTracker();
@@ -68,6 +69,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
         this.deadLetters = deadLetters;
         this.metrics = metrics;
         this.writer = new BulkWriter(settings, executor, deadLetters, metrics);
+        this.coalescer = new Coalescer(EntityBucketJson::read, holds(settings));
     }
 
     /**
@@ -123,43 +125,39 @@ public final class BucketSink implements Runnable, AutoCloseable {
 
     private Duration pollTimeout() {
         if (paused || !ready.isEmpty()) return Duration.ofMillis(Math.min(50, settings.pollTimeout().toMillis()));
-        if (coalescer.isEmpty()) return settings.pollTimeout();
-        long left = Duration.ofNanos(windowNanos() - coalescer.ageNanos()).toMillis();
+        long due = coalescer.dueAtNanos();
+        if (due == Long.MAX_VALUE) return settings.pollTimeout();
+        long left = Duration.ofNanos(due - System.nanoTime()).toMillis();
         return Duration.ofMillis(Math.max(0, Math.min(left, settings.pollTimeout().toMillis())));
     }
 
     /**
-     * How long the open window may stay open: the flush window while the pipeline keeps up; in a backlog, a quarter of
-     * how far behind its freshest update was, up to {@code sink.backlog.max-window.ms}. Draining a backlog nobody waits
-     * on each second, and the longer a window, the fewer times a busy document is written again: an update already 20 s
-     * behind waits at most 5 s more, one that is fresh no longer than the freshness target allows.
+     * How long an update waits, from how far behind it is ({@link Coalescer.Holds}): the flush window while it is
+     * within the freshness target the flush window comes from (two and a half flush windows); further behind, as long
+     * again as it is behind, up to {@code sink.backlog.max-window.ms}. Draining a backlog nobody waits on each second,
+     * and the longer a bucket waits, the fewer times a busy document is written again; an update that keeps up waits
+     * no longer than the freshness target allows.
      */
-    private long windowNanos() {
-        return windowNanos(settings.flushWindow(), settings.backlogMaxWindow(), coalescer.behindMillis());
+    static Coalescer.Holds holds(SinkSettings settings) {
+        Duration keepingUp = settings.flushWindow().multipliedBy(5).dividedBy(2);
+        return new Coalescer.Holds(settings.flushWindow(), keepingUp, settings.backlogMaxWindow());
     }
 
-    static long windowNanos(Duration flushWindow, Duration backlogMaxWindow, long behindMillis) {
-        long flush = flushWindow.toNanos();
-        if (backlogMaxWindow.compareTo(flushWindow) <= 0 || behindMillis == Long.MAX_VALUE) return flush;
-        long share = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(behindMillis) / BACKLOG_SHARE;
-        return Math.max(flush, Math.min(backlogMaxWindow.toNanos(), share));
-    }
-
-    /** The window a backlog gets is this fraction of how far behind the pipeline is (see {@link #windowNanos()}). */
-    static final int BACKLOG_SHARE = 4;
-
-    /** Closes the window when it is full or old enough and the last one is all handed over; feeds the writer. */
+    /**
+     * Closes a window when one is due, or the coalescer is full (then the least recently updated buckets go too, until
+     * half the cap waits), and the last one is all handed over; feeds the writer.
+     */
     private void handOver() {
         if (writer.stalled()) return;
-        if (!coalescer.isEmpty() && ready.isEmpty()) {
-            boolean due = coalescer.documents() >= settings.windowMaxDocuments() || coalescer.ageNanos() >= windowNanos();
-            if (due) closeWindow();
+        if (ready.isEmpty() && !coalescer.isEmpty()) {
+            long now = System.nanoTime();
+            if (coalescer.documents() >= settings.windowMaxDocuments()) closeWindow(coalescer.drain(now, settings.windowMaxDocuments() / 2));
+            else if (now >= coalescer.dueAtNanos()) closeWindow(coalescer.drain(now, Integer.MAX_VALUE));
         }
         feed();
     }
 
-    private void closeWindow() {
-        Coalescer.Window w = coalescer.drain();
+    private void closeWindow(Coalescer.Window w) {
         tracker.register(w.segments());
         if (!w.writes().isEmpty()) metrics.coalescing.record((double) w.records() / w.writes().size());
         ready.addAll(w.writes());
@@ -233,7 +231,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
     private void shutdown() {
         try {
             if (writer.failure() == null) {
-                if (!coalescer.isEmpty()) closeWindow();
+                if (!coalescer.isEmpty()) closeWindow(coalescer.drain());
                 long deadline = System.nanoTime() + settings.revokeDrainTimeout().toNanos();
                 while ((writer.inFlightDocuments() > 0 || !ready.isEmpty()) && System.nanoTime() < deadline) {
                     if (!writer.stalled()) feed();

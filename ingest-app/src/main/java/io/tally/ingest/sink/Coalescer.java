@@ -4,75 +4,145 @@ import io.tally.ingest.topology.EntityBucketSerde;
 import io.tally.model.EntityBucket;
 import io.tally.model.BucketKey;
 import io.tally.model.EntityBucketJson;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Stage 7: keeps only the newest version of each bucket within one window. Values are absolute, so
- * the newest {@code ver} carries everything older ones did; the older updates' offsets ride along and
- * become committable when the newest is durable.
+ * Stage 7: keeps only the newest version of each bucket until it is written. Values are absolute, so the newest
+ * {@code ver} carries everything older ones did; the older updates' offsets ride along and become committable when
+ * the newest is durable.
  *
- * <p>A window holds each bucket's newest update as the bytes it arrived in, with the key and {@code ver} read by a
- * streaming pass ({@link EntityBucketJson#header}); a closed window's writes stay bytes too, and {@link #decode}
- * decodes each as it is handed to the writer. In a backlog most updates are replaced within their window, and a
- * decoded document is several times its bytes on the heap, so a window of bytes can hold far more documents than may
- * be in flight. An update that is not JSON, or lacks its key or {@code ver}, is poison at once; one whose grades
- * cannot be decoded is poison when it is decoded: either way it goes to the DLQ through the writer, on this thread,
- * before anything after it in its partition can be committed.
+ * <p><b>How long a bucket waits.</b> Each bucket has a hold, from how far behind its freshest waiting update was when
+ * it was read (the update's record timestamp: when the event it counts was produced): an update that keeps up is
+ * written at the next close (the flush window), one that is behind waits as long again as it is behind, up to
+ * {@code sink.backlog.max-window.ms} ({@link Holds}). The hold is the bucket's, not the window's, so in one stream:
+ * <ul>
+ *   <li>live updates are written within the freshness target while a backfill's or a backlog's updates keep
+ *       coalescing beside them, and a window's fresh writes are handed over before its behind ones (live first);
+ *   <li>draining a backlog, a busy document is written once per hold instead of once per flush window, which is what
+ *       brings a drain's writes close to one per document;
+ *   <li>a live update of a bucket that waits behind makes it fresh: it is written at the next close.
+ * </ul>
+ * A bucket that waits past a close is carried to the next; its write then completes the segment of the close it was
+ * first carried past (its "owed" segment), so no offset is committed before every update it read is durable
+ * ({@link OffsetTracker} commits segments in order). When the coalescer holds {@code sink.window.max-documents},
+ * the buckets updated least recently are written first (they are the least likely to change again) until half
+ * are left.
+ *
+ * <p>Each waiting update is kept as the bytes it arrived in, with the key and {@code ver} read by a streaming pass
+ * ({@link EntityBucketJson#header}); a closed window's writes stay bytes too, and {@link #decode} decodes each as it
+ * is handed to the writer. An update that is not JSON, or lacks its key or {@code ver}, is poison at once; one whose
+ * grades cannot be decoded is poison when it is decoded: either way it goes to the DLQ through the writer, on this
+ * thread, before anything after it in its partition can be committed.
  *
  * <p>Thread contract: poll thread only (not thread-safe).
  */
 public final class Coalescer {
 
-    /** A window ready to write: its writes and the segments they complete. */
+    /** A closed window: its writes (fresh ones first) and the segments registered at its close. */
     public record Window(List<BucketWrite> writes, List<OffsetTracker.Segment> segments, int records) {}
 
     /** Decodes a record's value; a failure message means the record is poison. */
     public interface Decoder extends Function<byte[], EntityBucket> {}
 
-    /** The newest update of one bucket in the window, not decoded yet. */
+    /**
+     * How long an update may wait, from how far behind it is: the flush window while it is no further behind than
+     * {@code keepingUp}; further behind, as long again as it is behind, up to {@code backlogMax} (which, at or below
+     * the flush window, turns holds off). An update's lag at most doubles, and only once it is already late; draining
+     * a backlog, a busy document is written about log2(drain / keepingUp) times and then once per
+     * {@code backlogMax}, instead of once per flush window.
+     */
+    public record Holds(Duration flush, Duration keepingUp, Duration backlogMax) {
+        /** Every update is due at the next close: a coalescer of one window at a time. */
+        public static final Holds NONE = new Holds(Duration.ZERO, Duration.ZERO, Duration.ZERO);
+
+        public long nanos(long behindMillis) {
+            long flushNanos = flush.toNanos();
+            if (backlogMax.compareTo(flush) <= 0 || behindMillis == Long.MAX_VALUE || behindMillis <= keepingUp.toMillis()) return flushNanos;
+            return Math.max(flushNanos, Math.min(backlogMax.toNanos(), TimeUnit.MILLISECONDS.toNanos(behindMillis)));
+        }
+
+        boolean fresh(long holdNanos) {
+            return holdNanos <= flush.toNanos();
+        }
+    }
+
+    /** The newest update of one bucket, not decoded yet. */
     private static final class Pending {
+        final TopicPartition partition;
         final String key;
+        final long firstNanos;
+        long lastNanos;
+        long holdNanos;
         long ver;
         byte[] raw;
         long offset;
         int coalesced = 1;
         boolean create;
+        /** The segment of the close it was first carried past; null while it has not been carried. */
+        OffsetTracker.Segment owed;
 
-        Pending(String key, long ver, byte[] raw, long offset) {
+        Pending(TopicPartition partition, String key, long ver, byte[] raw, long offset, long nowNanos, long holdNanos) {
+            this.partition = partition;
             this.key = key;
             this.ver = ver;
             this.raw = raw;
             this.offset = offset;
+            this.firstNanos = nowNanos;
+            this.lastNanos = nowNanos;
+            this.holdNanos = holdNanos;
+        }
+
+        boolean due(long nowNanos, Holds holds) {
+            return holds.fresh(holdNanos) || nowNanos - firstNanos >= holdNanos;
         }
     }
 
     private final Decoder decoder;
+    private final Holds holds;
     private final Map<TopicPartition, Map<String, Pending>> byPartition = new LinkedHashMap<>();
+    /** Per partition, the last offset read since the last close and how many records that was. */
     private final Map<TopicPartition, Long> lastOffset = new HashMap<>();
+    private final Map<TopicPartition, Integer> readSinceClose = new HashMap<>();
     private final List<BucketWrite> poison = new ArrayList<>();
     private int records;
     private int documents;
     private long openedNanos;
+    private long nextDueNanos = Long.MAX_VALUE;
     private long behindMillis = Long.MAX_VALUE;
 
+    /** Every update due at the next close ({@link Holds#NONE}). */
     public Coalescer(Decoder decoder) {
+        this(decoder, Holds.NONE);
+    }
+
+    public Coalescer(Decoder decoder, Holds holds) {
         this.decoder = decoder;
+        this.holds = holds;
     }
 
     public void add(ConsumerRecord<String, byte[]> r) {
-        if (records == 0) openedNanos = System.nanoTime();
+        add(r, System.nanoTime());
+    }
+
+    void add(ConsumerRecord<String, byte[]> r, long nowNanos) {
+        if (records == 0) openedNanos = nowNanos;
         records++;
         TopicPartition tp = new TopicPartition(r.topic(), r.partition());
         lastOffset.put(tp, r.offset());
-        if (r.timestamp() >= 0) behindMillis = Math.min(behindMillis, Math.max(0, System.currentTimeMillis() - r.timestamp()));
+        readSinceClose.merge(tp, 1, Integer::sum);
+        long behind = r.timestamp() >= 0 ? Math.max(0, System.currentTimeMillis() - r.timestamp()) : Long.MAX_VALUE;
+        behindMillis = Math.min(behindMillis, behind);
         if (r.value() == null) return; // a tombstone carries no bucket: nothing to write, the offset still counts
         EntityBucketJson.Header h;
         try {
@@ -82,16 +152,19 @@ public final class Coalescer {
             return;
         }
         String key = r.key() != null ? r.key() : BucketKey.updateKey(h.pk(), h.id());
+        long hold = holds.nanos(behind);
         Map<String, Pending> m = byPartition.computeIfAbsent(tp, p -> new LinkedHashMap<>());
         Pending existing = m.get(key);
         if (existing == null) {
-            Pending p = new Pending(key, h.ver(), r.value(), r.offset());
-            // A window's first update of a bucket decides: only the update that started the bucket carries the hint.
+            Pending p = new Pending(tp, key, h.ver(), r.value(), r.offset(), nowNanos, hold);
+            // The first update of a bucket since its last write decides: only the update that started the bucket carries the hint.
             p.create = r.headers().lastHeader(EntityBucketSerde.CREATED_HEADER) != null;
             m.put(key, p);
             documents++;
         } else {
             existing.coalesced++;
+            existing.lastNanos = nowNanos;
+            existing.holdNanos = Math.min(existing.holdNanos, hold); // fresh news in a waiting bucket: written at the next close
             if (h.ver() >= existing.ver) { // equal ver: the later record wins (same value by construction)
                 existing.ver = h.ver();
                 existing.raw = r.value();
@@ -100,46 +173,105 @@ public final class Coalescer {
         }
     }
 
+    /** Records read since the last close. */
     public int records() { return records; }
 
-    public boolean isEmpty() { return records == 0; }
+    /** Nothing waits: no bucket, no poison, no record read since the last close. */
+    public boolean isEmpty() { return records == 0 && documents == 0 && poison.isEmpty(); }
 
-    /** Distinct writes the window would make now. */
+    /** Distinct writes waiting now. */
     public int documents() {
         return poison.size() + documents;
     }
 
+    /** Time since the first record read after the last close; 0 when none was. */
     public long ageNanos() { return records == 0 ? 0 : System.nanoTime() - openedNanos; }
 
     /**
-     * How far behind the freshest update of the window was when it was read: its record's age (the time since the
-     * aggregation's input record was produced, which the update carries as its timestamp). Long.MAX_VALUE while the
-     * window holds no timestamped record.
+     * How far behind the freshest update read since the last close was when it was read (the time since the
+     * aggregation's input record was produced, which the update carries as its timestamp). Long.MAX_VALUE while no
+     * timestamped record was read.
      */
     public long behindMillis() { return behindMillis; }
 
     /**
-     * Closes the window: one write per bucket (its newest update, not decoded yet: see {@link #decode}) or poison
-     * record, one segment per partition, each write bound to its segment.
+     * When the close is due: a flush window after the first record read since the last close, or when the first
+     * bucket carried past it is due, whichever is sooner; Long.MAX_VALUE when nothing waits.
      */
+    public long dueAtNanos() {
+        long due = nextDueNanos;
+        if (records > 0) due = Math.min(due, openedNanos + holds.flush().toNanos());
+        if (!poison.isEmpty()) due = Math.min(due, openedNanos);
+        return due;
+    }
+
+    /** Closes with every waiting bucket written. */
     public Window drain() {
+        return drain(Long.MAX_VALUE, 0);
+    }
+
+    /**
+     * Closes the window: one write per bucket that is due (its newest update, not decoded yet: see {@link #decode})
+     * and per poison record, fresh buckets first; the others wait on. When more than {@code keepAtMost} buckets
+     * would wait, the least recently updated are written too. One segment per partition read since the last close;
+     * each write is bound to the segment it owes.
+     */
+    public Window drain(long nowNanos, int keepAtMost) {
         Map<TopicPartition, OffsetTracker.Segment> segments = new LinkedHashMap<>();
         lastOffset.forEach((tp, off) -> segments.put(tp, new OffsetTracker.Segment(tp, off + 1)));
-        List<BucketWrite> writes = new ArrayList<>(documents());
-        byPartition.forEach((tp, m) -> m.values().forEach(p -> writes.add(bind(pending(tp, p), segments))));
-        poison.forEach(w -> writes.add(bind(w, segments)));
+        List<Pending> fresh = new ArrayList<>(), behind = new ArrayList<>(), waiting = new ArrayList<>();
+        for (Map<String, Pending> m : byPartition.values()) {
+            for (Pending p : m.values()) {
+                if (nowNanos == Long.MAX_VALUE || p.due(nowNanos, holds)) (holds.fresh(p.holdNanos) ? fresh : behind).add(p);
+                else waiting.add(p);
+            }
+        }
+        if (waiting.size() > keepAtMost) {
+            waiting.sort(Comparator.comparingLong(p -> p.lastNanos));
+            List<Pending> stale = waiting.subList(0, waiting.size() - keepAtMost);
+            behind.addAll(stale);
+            stale.clear();
+        }
+        List<BucketWrite> writes = new ArrayList<>(fresh.size() + behind.size() + poison.size());
+        for (Pending p : fresh) writes.add(write(p, segments));
+        for (Pending p : behind) writes.add(write(p, segments));
+        for (BucketWrite w : poison) writes.add(bind(w, segments.get(w.partition)));
+        nextDueNanos = Long.MAX_VALUE;
+        for (Pending p : waiting) {
+            if (p.owed == null) {
+                p.owed = segments.get(p.partition);
+                p.owed.add();
+            }
+            nextDueNanos = Math.min(nextDueNanos, p.firstNanos + p.holdNanos);
+        }
         Window window = new Window(writes, new ArrayList<>(segments.values()), records);
-        byPartition.clear();
+        forget(fresh);
+        forget(behind);
         lastOffset.clear();
+        readSinceClose.clear();
         poison.clear();
         records = 0;
-        documents = 0;
         behindMillis = Long.MAX_VALUE;
         return window;
     }
 
-    private static BucketWrite pending(TopicPartition tp, Pending p) {
-        BucketWrite w = new BucketWrite(tp, p.key, null, p.raw, p.offset, null);
+    private void forget(List<Pending> written) {
+        for (Pending p : written) {
+            Map<String, Pending> m = byPartition.get(p.partition);
+            m.remove(p.key);
+            if (m.isEmpty()) byPartition.remove(p.partition);
+            documents--;
+        }
+    }
+
+    /** A bucket's write, bound to the segment of the close it was first carried past, or else of this close. */
+    private static BucketWrite write(Pending p, Map<TopicPartition, OffsetTracker.Segment> segments) {
+        OffsetTracker.Segment segment = p.owed;
+        if (segment == null) {
+            segment = segments.get(p.partition);
+            segment.add();
+        }
+        BucketWrite w = new BucketWrite(p.partition, p.key, null, p.raw, p.offset, segment);
         if (p.create) w.kind = WriteKind.CREATE;
         w.coalesced = p.coalesced;
         return w;
@@ -165,8 +297,7 @@ public final class Coalescer {
         return w;
     }
 
-    private static BucketWrite bind(BucketWrite w, Map<TopicPartition, OffsetTracker.Segment> segments) {
-        OffsetTracker.Segment s = segments.get(w.partition);
+    private static BucketWrite bind(BucketWrite w, OffsetTracker.Segment s) {
         s.add();
         BucketWrite bound = new BucketWrite(w.partition, w.key, w.doc, w.raw, w.offset, s);
         bound.coalesced = w.coalesced;
@@ -179,18 +310,15 @@ public final class Coalescer {
     public void drop(Collection<TopicPartition> partitions) {
         for (TopicPartition tp : partitions) {
             Map<String, Pending> m = byPartition.remove(tp);
-            if (m != null) {
-                m.values().forEach(p -> records -= p.coalesced);
-                documents -= m.size();
-            }
-            if (lastOffset.remove(tp) != null && m == null) records = Math.max(records, 0);
+            if (m != null) documents -= m.size();
+            lastOffset.remove(tp);
+            Integer read = readSinceClose.remove(tp);
+            if (read != null) records -= read;
         }
-        poison.removeIf(w -> {
-            boolean gone = partitions.contains(w.partition);
-            if (gone) records--;
-            return gone;
-        });
-        if (byPartition.isEmpty() && poison.isEmpty() && lastOffset.isEmpty()) records = 0;
-        records = Math.max(records, 0);
+        poison.removeIf(w -> partitions.contains(w.partition));
+        nextDueNanos = Long.MAX_VALUE;
+        for (Map<String, Pending> m : byPartition.values()) {
+            for (Pending p : m.values()) if (p.owed != null) nextDueNanos = Math.min(nextDueNanos, p.firstNanos + p.holdNanos);
+        }
     }
 }

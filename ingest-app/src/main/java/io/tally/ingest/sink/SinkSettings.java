@@ -38,19 +38,20 @@ public record SinkSettings(String groupId, Duration pollTimeout,
             "Most distinct bucket documents one write window holds (newest ver per bucket id wins); updates of a bucket the "
                     + "window already holds always coalesce into it, so memory follows documents, not updates. A window holds "
                     + "each document as the bytes it arrived in (0.4-0.6 KB measured at 4 to 51 rules) and is handed to Cosmos in parts as "
-                    + "sink.max-in-flight-documents allows, so it may be larger than that cap: with a backlog a window fills "
-                    + "at once, and the larger it is the fewer times a busy document is written. Replaces "
-                    + "sink.window.max-records, which counted updates.").atLeast(1);
+                    + "sink.max-in-flight-documents allows, so it may be larger than that cap. Updates that are behind wait "
+                    + "(sink.backlog.max-window.ms) counted here too: at the cap the least recently updated are written until half "
+                    + "the cap waits. Replaces sink.window.max-records, which counted updates.").atLeast(1);
     public static final Setting<Duration> FLUSH_WINDOW = Setting.millis("sink.flush-window.ms", 0,
             "A window is written at the latest this long after its first update arrived (the sink's added latency when idle); "
                     + "each bucket is written at most once per window. 0 (default): two fifths of ingest.freshness-target.ms.");
-    public static final Setting<Duration> BACKLOG_WINDOW = Setting.millis("sink.backlog.max-window.ms", 10_000,
-            "Longest a window stays open while the pipeline is behind: then a window stays open for a quarter of how far behind "
-                    + "its freshest update was when read (its record timestamp: when the event it counts was produced), at least "
-                    + "the flush window and at most this. Draining a backlog (a burst, a replay, catching up after an outage) then "
-                    + "writes each busy document a few times instead of once per flush window; while the pipeline keeps up nothing "
-                    + "changes. Producers that stamp records with old event times make the sink see a backlog: lower this for them. "
-                    + "0 = the flush window always.");
+    public static final Setting<Duration> BACKLOG_WINDOW = Setting.millis("sink.backlog.max-window.ms", 30_000,
+            "Longest a bucket's update waits to be written while it is behind. An update no further behind than the freshness "
+                    + "target (its record timestamp: when the event it counts was produced) is written within the flush window; one "
+                    + "further behind waits as long again as it is behind, at most this, and coalesces with the updates that come "
+                    + "meanwhile. Draining a backlog (a burst, a replay, a backfill, catching up after an outage) then writes a busy "
+                    + "document a few times instead of once per flush window, and live updates go first; an update's lag at most "
+                    + "doubles, by at most this. Producers that stamp records with old event times make the sink see a backlog: "
+                    + "lower this for them. 0 = the flush window always.");
     public static final Setting<Integer> MAX_IN_FLIGHT = Setting.integer("sink.max-in-flight-documents", 20_000,
             "Documents handed to Cosmos and not yet durable. At the cap the consumer pauses its partitions (backpressure): "
                     + "memory is bounded by this, not by the backlog (measured ~5 KB of heap per in-flight document, most of it "

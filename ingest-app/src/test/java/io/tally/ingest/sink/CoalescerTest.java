@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tally.ingest.topology.EntityBucketSerde;
 import io.tally.model.EntityBucketJson;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -110,5 +111,105 @@ class CoalescerTest {
         Coalescer.Window w = c.drain();
         assertThat(w.writes()).extracting(b -> b.partition.partition()).containsExactly(1);
         assertThat(w.segments()).hasSize(1);
+    }
+
+    // Flush window 400 ms, keeping up within a freshness target of 1 s; behind, as long again as it is behind, up to 15 s.
+    private static final Coalescer.Holds HOLDS = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(1), Duration.ofSeconds(15));
+    private static final long MS = 1_000_000L;
+
+    /** The document id of a write (its key is pk|id). */
+    private static String id(BucketWrite w) {
+        return w.key.substring(w.key.lastIndexOf('|') + 1);
+    }
+
+    private static ConsumerRecord<String, byte[]> behind(String topic, int partition, long offset, io.tally.model.EntityBucket value, long behindMs) {
+        return timestamped(record(topic, partition, offset, value), System.currentTimeMillis() - behindMs);
+    }
+
+    @Test
+    void aBucketBehindWaitsPastACloseWhileAFreshOneIsWrittenAndFreshWritesGoFirst() {
+        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        long t0 = 0;
+        c.add(behind("t", 0, 1, doc("a", "history", 1), 5_000), t0);      // 5 s behind: waits 5 s
+        c.add(behind("t", 0, 2, doc("a", "old-news", 1), 60_000), t0);     // a minute behind: waits the bound, 15 s
+        c.add(behind("t", 0, 3, doc("b", "live", 1), 50), t0);             // keeping up: the next close
+        assertThat(c.dueAtNanos()).isEqualTo(t0 + 400 * MS);
+
+        Coalescer.Window first = c.drain(t0 + 400 * MS, Integer.MAX_VALUE);
+        assertThat(first.writes()).extracting(CoalescerTest::id).containsExactly("live");
+        assertThat(c.documents()).isEqualTo(2);
+        assertThat(c.dueAtNanos()).as("the waiting buckets' hold").isEqualTo(t0 + 5_000 * MS);
+
+        c.add(behind("t", 0, 4, doc("a", "history", 2), 9_000), t0 + 4_000 * MS); // coalesces while it waits
+        c.add(behind("t", 0, 5, doc("c", "live", 1), 50), t0 + 4_900 * MS);
+        Coalescer.Window second = c.drain(t0 + 5_000 * MS, Integer.MAX_VALUE);
+        second.writes().forEach(c::decode);
+        assertThat(second.writes()).as("fresh first, then what waited its hold")
+                .extracting(w -> id(w) + "@" + w.ver() + "x" + w.coalesced())
+                .containsExactly("live@1x1", "history@2x2");
+        assertThat(c.dueAtNanos()).isEqualTo(t0 + 15_000 * MS);
+        assertThat(c.drain(t0 + 15_000 * MS, Integer.MAX_VALUE).writes()).extracting(CoalescerTest::id).containsExactly("old-news");
+        assertThat(c.isEmpty()).isTrue();
+    }
+
+    @Test
+    void freshNewsInAWaitingBucketIsWrittenAtTheNextClose() {
+        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        c.add(behind("t", 0, 1, doc("a", "x", 1), 600_000), 0);  // far behind: waits 15 s
+        assertThat(c.drain(400 * MS, Integer.MAX_VALUE).writes()).isEmpty();
+        c.add(behind("t", 0, 2, doc("a", "x", 2), 10), 500 * MS); // live changes the same document
+        assertThat(c.dueAtNanos()).isEqualTo(900 * MS);
+        Coalescer.Window w = c.drain(900 * MS, Integer.MAX_VALUE);
+        w.writes().forEach(c::decode);
+        assertThat(w.writes()).extracting(b -> id(b) + "@" + b.ver()).containsExactly("x@2");
+    }
+
+    @Test
+    void noOffsetIsCommittableBeforeTheWriteOfABucketThatWaitedPastItsClose() {
+        OffsetTracker tracker = new OffsetTracker();
+        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        TopicPartition tp = new TopicPartition("t", 0);
+        c.add(behind("t", 0, 10, doc("a", "waits", 1), 5_000), 0);
+        c.add(behind("t", 0, 11, doc("a", "live", 1), 0), 0);
+        Coalescer.Window first = c.drain(400 * MS, Integer.MAX_VALUE);
+        tracker.register(first.segments());
+        first.writes().forEach(w -> w.segment.complete());
+        assertThat(tracker.committable()).as("offset 10 waits in the coalescer").isEmpty();
+
+        c.add(behind("t", 0, 12, doc("a", "live", 2), 0), 500 * MS);
+        Coalescer.Window second = c.drain(900 * MS, Integer.MAX_VALUE);
+        tracker.register(second.segments());
+        second.writes().forEach(w -> w.segment.complete());
+        assertThat(tracker.committable()).as("later closes are durable, the first is not").isEmpty();
+
+        Coalescer.Window third = c.drain(5_000 * MS, Integer.MAX_VALUE);
+        tracker.register(third.segments());
+        assertThat(third.writes()).extracting(CoalescerTest::id).containsExactly("waits");
+        assertThat(tracker.committable()).isEmpty();
+        third.writes().forEach(w -> w.segment.complete());
+        assertThat(tracker.committable()).containsExactly(java.util.Map.entry(tp, new org.apache.kafka.clients.consumer.OffsetAndMetadata(13)));
+    }
+
+    @Test
+    void pastItsCapTheLeastRecentlyUpdatedBucketsAreWrittenFirst() {
+        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        for (int i = 0; i < 6; i++) c.add(behind("t", 0, i, doc("a", "b" + i, 1), 600_000), i * MS);
+        c.add(behind("t", 0, 6, doc("a", "b0", 2), 600_000), 10 * MS); // b0 is busy: the last to be written
+        Coalescer.Window w = c.drain(400 * MS, 2);
+        assertThat(w.writes()).extracting(CoalescerTest::id).containsExactlyInAnyOrder("b1", "b2", "b3", "b4");
+        assertThat(c.documents()).isEqualTo(2);
+        assertThat(c.drain().writes()).extracting(CoalescerTest::id).containsExactlyInAnyOrder("b0", "b5");
+    }
+
+    @Test
+    void droppingARevokedPartitionForgetsTheBucketsWaitingPastAClose() {
+        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        c.add(behind("t", 0, 1, doc("a", "x", 1), 600_000), 0);
+        c.add(behind("t", 1, 1, doc("b", "y", 1), 600_000), 0);
+        c.drain(400 * MS, Integer.MAX_VALUE);
+        c.drop(List.of(new TopicPartition("t", 0)));
+        assertThat(c.documents()).isEqualTo(1);
+        assertThat(c.drain().writes()).extracting(CoalescerTest::id).containsExactly("y");
+        assertThat(c.isEmpty()).isTrue();
     }
 }

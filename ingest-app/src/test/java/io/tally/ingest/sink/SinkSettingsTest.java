@@ -44,18 +44,20 @@ class SinkSettingsTest {
     }
 
     @Test
-    void aWindowStaysOpenForAQuarterOfTheBacklogBetweenTheFlushWindowAndItsBound() {
-        Duration flush = Duration.ofMillis(400), max = Duration.ofSeconds(10);
+    void anUpdateWaitsAsLongAgainAsItIsBehindOnceItIsLateUpToItsBound() {
+        Duration flush = Duration.ofMillis(400), max = Duration.ofSeconds(30);
+        Coalescer.Holds holds = BucketSink.holds(SinkSettings.defaults());
+        assertThat(holds).isEqualTo(new Coalescer.Holds(flush, Duration.ofSeconds(1), max));
         Object[][] cases = {
                 {Long.MAX_VALUE, flush},             // nothing timestamped: the flush window
                 {0L, flush}, {800L, flush},          // keeping up
-                {1_600L, flush},                     // a quarter is the flush window itself
-                {20_000L, Duration.ofSeconds(5)},    // 20 s behind: 5 s more at most
+                {1_000L, flush},                     // at the freshness target: still keeping up
+                {1_500L, Duration.ofMillis(1_500)},  // late: as long again
+                {20_000L, Duration.ofSeconds(20)},
                 {600_000L, max}};                    // far behind: the bound
         for (Object[] c : cases) {
-            assertThat(BucketSink.windowNanos(flush, max, (Long) c[0])).as("behind %s ms", c[0]).isEqualTo(((Duration) c[1]).toNanos());
+            assertThat(holds.nanos((Long) c[0])).as("behind %s ms", c[0]).isEqualTo(((Duration) c[1]).toNanos());
         }
-        assertThat(BucketSink.windowNanos(flush, Duration.ZERO, 600_000L)).as("0 turns it off").isEqualTo(flush.toNanos());
-        assertThat(SinkSettings.defaults().backlogMaxWindow()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(new Coalescer.Holds(flush, Duration.ofSeconds(1), Duration.ZERO).nanos(600_000L)).as("0 turns it off").isEqualTo(flush.toNanos());
     }
 }
