@@ -58,6 +58,8 @@ public final class BucketSink implements Runnable, AutoCloseable {
     private final ArrayDeque<BucketWrite> ready = new ArrayDeque<>();
     private final OffsetTracker tracker = new OffsetTracker();
     private final AtomicBoolean running = new AtomicBoolean(true);
+    /** The coalescer's documents, for the metrics thread. */
+    private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
     private long lastCommitNanos = System.nanoTime();
     private boolean paused;
 
@@ -70,6 +72,8 @@ public final class BucketSink implements Runnable, AutoCloseable {
         this.metrics = metrics;
         this.writer = new BulkWriter(settings, executor, deadLetters, metrics);
         this.coalescer = new Coalescer(EntityBucketJson::read, holds(settings));
+        metrics.gauge("tally.sink.waiting.documents", "bucket documents read and not yet handed to Cosmos (an update behind "
+                + "waits up to sink.backlog.max-window.ms)", waiting::get);
     }
 
     /**
@@ -114,6 +118,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
                 for (ConsumerRecord<String, byte[]> r : records) coalescer.add(r);
                 metrics.consumed.increment(records.count());
                 handOver();
+                waiting.set(coalescer.documents());
                 maybeCommit(false);
             }
         } catch (WakeupException e) {

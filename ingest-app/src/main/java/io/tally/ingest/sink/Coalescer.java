@@ -132,16 +132,17 @@ public final class Coalescer {
     }
 
     public void add(ConsumerRecord<String, byte[]> r) {
-        add(r, System.nanoTime());
+        add(r, System.nanoTime(), System.currentTimeMillis());
     }
 
-    void add(ConsumerRecord<String, byte[]> r, long nowNanos) {
+    /** {@link #add} at a given time: monotonic nanos for holds, wall-clock millis against record timestamps. */
+    void add(ConsumerRecord<String, byte[]> r, long nowNanos, long nowMillis) {
         if (records == 0) openedNanos = nowNanos;
         records++;
         TopicPartition tp = new TopicPartition(r.topic(), r.partition());
         lastOffset.put(tp, r.offset());
         readSinceClose.merge(tp, 1, Integer::sum);
-        long behind = r.timestamp() >= 0 ? Math.max(0, System.currentTimeMillis() - r.timestamp()) : Long.MAX_VALUE;
+        long behind = r.timestamp() >= 0 ? Math.max(0, nowMillis - r.timestamp()) : Long.MAX_VALUE;
         behindMillis = Math.min(behindMillis, behind);
         if (r.value() == null) return; // a tombstone carries no bucket: nothing to write, the offset still counts
         EntityBucketJson.Header h;

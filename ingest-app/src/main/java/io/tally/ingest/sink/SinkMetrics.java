@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  * {@code tally_sink_bulk_call_operations}, {@code tally_sink_bulk_call_seconds} (p50/p95/p99),
  * {@code tally_sink_retries_total{status}}, {@code tally_sink_throttled_total},
  * {@code tally_sink_concurrency_limit}, {@code tally_sink_target_concurrency}, {@code tally_sink_call_latency_seconds},
- * {@code tally_sink_in_flight_documents}, {@code tally_sink_stalled_writes}, {@code tally_sink_consumer_lag},
+ * {@code tally_sink_in_flight_documents}, {@code tally_sink_waiting_documents}, {@code tally_sink_stalled_writes}, {@code tally_sink_consumer_lag},
  * {@code tally_sink_operations_sent_total} (bulk operations sent, retries included: the 429 share is
  * {@code tally_sink_throttled_total} over it), {@code tally_sink_pacing_rate} (RU/s the {@link RuPacer} admits, 0 while it
  * is not pacing), {@code tally_sink_pacing_ru_per_operation}, {@code tally_sink_pacing_wait_seconds} (time calls waited

@@ -122,17 +122,20 @@ class CoalescerTest {
         return w.key.substring(w.key.lastIndexOf('|') + 1);
     }
 
+    /** The wall clock of these tests: records are stamped against it, and the coalescer is told it. */
+    private static final long CLOCK = 1_764_000_000_000L;
+
     private static ConsumerRecord<String, byte[]> behind(String topic, int partition, long offset, io.tally.model.EntityBucket value, long behindMs) {
-        return timestamped(record(topic, partition, offset, value), System.currentTimeMillis() - behindMs);
+        return timestamped(record(topic, partition, offset, value), CLOCK - behindMs);
     }
 
     @Test
     void aBucketBehindWaitsPastACloseWhileAFreshOneIsWrittenAndFreshWritesGoFirst() {
         Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
         long t0 = 0;
-        c.add(behind("t", 0, 1, doc("a", "history", 1), 5_000), t0);      // 5 s behind: waits 5 s
-        c.add(behind("t", 0, 2, doc("a", "old-news", 1), 60_000), t0);     // a minute behind: waits the bound, 15 s
-        c.add(behind("t", 0, 3, doc("b", "live", 1), 50), t0);             // keeping up: the next close
+        c.add(behind("t", 0, 1, doc("a", "history", 1), 5_000), t0, CLOCK);      // 5 s behind: waits 5 s
+        c.add(behind("t", 0, 2, doc("a", "old-news", 1), 60_000), t0, CLOCK);     // a minute behind: waits the bound, 15 s
+        c.add(behind("t", 0, 3, doc("b", "live", 1), 50), t0, CLOCK);             // keeping up: the next close
         assertThat(c.dueAtNanos()).isEqualTo(t0 + 400 * MS);
 
         Coalescer.Window first = c.drain(t0 + 400 * MS, Integer.MAX_VALUE);
@@ -140,8 +143,8 @@ class CoalescerTest {
         assertThat(c.documents()).isEqualTo(2);
         assertThat(c.dueAtNanos()).as("the waiting buckets' hold").isEqualTo(t0 + 5_000 * MS);
 
-        c.add(behind("t", 0, 4, doc("a", "history", 2), 9_000), t0 + 4_000 * MS); // coalesces while it waits
-        c.add(behind("t", 0, 5, doc("c", "live", 1), 50), t0 + 4_900 * MS);
+        c.add(behind("t", 0, 4, doc("a", "history", 2), 9_000), t0 + 4_000 * MS, CLOCK); // coalesces while it waits
+        c.add(behind("t", 0, 5, doc("c", "live", 1), 50), t0 + 4_900 * MS, CLOCK);
         Coalescer.Window second = c.drain(t0 + 5_000 * MS, Integer.MAX_VALUE);
         second.writes().forEach(c::decode);
         assertThat(second.writes()).as("fresh first, then what waited its hold")
@@ -155,9 +158,9 @@ class CoalescerTest {
     @Test
     void freshNewsInAWaitingBucketIsWrittenAtTheNextClose() {
         Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
-        c.add(behind("t", 0, 1, doc("a", "x", 1), 600_000), 0);  // far behind: waits 15 s
+        c.add(behind("t", 0, 1, doc("a", "x", 1), 600_000), 0, CLOCK);  // far behind: waits 15 s
         assertThat(c.drain(400 * MS, Integer.MAX_VALUE).writes()).isEmpty();
-        c.add(behind("t", 0, 2, doc("a", "x", 2), 10), 500 * MS); // live changes the same document
+        c.add(behind("t", 0, 2, doc("a", "x", 2), 10), 500 * MS, CLOCK); // live changes the same document
         assertThat(c.dueAtNanos()).isEqualTo(900 * MS);
         Coalescer.Window w = c.drain(900 * MS, Integer.MAX_VALUE);
         w.writes().forEach(c::decode);
@@ -169,14 +172,14 @@ class CoalescerTest {
         OffsetTracker tracker = new OffsetTracker();
         Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
         TopicPartition tp = new TopicPartition("t", 0);
-        c.add(behind("t", 0, 10, doc("a", "waits", 1), 5_000), 0);
-        c.add(behind("t", 0, 11, doc("a", "live", 1), 0), 0);
+        c.add(behind("t", 0, 10, doc("a", "waits", 1), 5_000), 0, CLOCK);
+        c.add(behind("t", 0, 11, doc("a", "live", 1), 0), 0, CLOCK);
         Coalescer.Window first = c.drain(400 * MS, Integer.MAX_VALUE);
         tracker.register(first.segments());
         first.writes().forEach(w -> w.segment.complete());
         assertThat(tracker.committable()).as("offset 10 waits in the coalescer").isEmpty();
 
-        c.add(behind("t", 0, 12, doc("a", "live", 2), 0), 500 * MS);
+        c.add(behind("t", 0, 12, doc("a", "live", 2), 0), 500 * MS, CLOCK);
         Coalescer.Window second = c.drain(900 * MS, Integer.MAX_VALUE);
         tracker.register(second.segments());
         second.writes().forEach(w -> w.segment.complete());
@@ -193,8 +196,8 @@ class CoalescerTest {
     @Test
     void pastItsCapTheLeastRecentlyUpdatedBucketsAreWrittenFirst() {
         Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
-        for (int i = 0; i < 6; i++) c.add(behind("t", 0, i, doc("a", "b" + i, 1), 600_000), i * MS);
-        c.add(behind("t", 0, 6, doc("a", "b0", 2), 600_000), 10 * MS); // b0 is busy: the last to be written
+        for (int i = 0; i < 6; i++) c.add(behind("t", 0, i, doc("a", "b" + i, 1), 600_000), i * MS, CLOCK);
+        c.add(behind("t", 0, 6, doc("a", "b0", 2), 600_000), 10 * MS, CLOCK); // b0 is busy: the last to be written
         Coalescer.Window w = c.drain(400 * MS, 2);
         assertThat(w.writes()).extracting(CoalescerTest::id).containsExactlyInAnyOrder("b1", "b2", "b3", "b4");
         assertThat(c.documents()).isEqualTo(2);
@@ -204,8 +207,8 @@ class CoalescerTest {
     @Test
     void droppingARevokedPartitionForgetsTheBucketsWaitingPastAClose() {
         Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
-        c.add(behind("t", 0, 1, doc("a", "x", 1), 600_000), 0);
-        c.add(behind("t", 1, 1, doc("b", "y", 1), 600_000), 0);
+        c.add(behind("t", 0, 1, doc("a", "x", 1), 600_000), 0, CLOCK);
+        c.add(behind("t", 1, 1, doc("b", "y", 1), 600_000), 0, CLOCK);
         c.drain(400 * MS, Integer.MAX_VALUE);
         c.drop(List.of(new TopicPartition("t", 0)));
         assertThat(c.documents()).isEqualTo(1);

@@ -106,12 +106,20 @@ public final class SinkRun implements AutoCloseable {
 
     /** Versions {@code fromVer..toVer} of buckets {@code 0..buckets-1}, interleaved; every send checked. */
     public void produce(int buckets, long fromVer, long toVer) {
+        produce(0, buckets, fromVer, toVer, null);
+    }
+
+    /**
+     * Versions {@code fromVer..toVer} of buckets {@code first..first+buckets-1}, each record stamped {@code timestamp}
+     * (null: the producer's clock), as the aggregation stamps an update with when its events were produced.
+     */
+    public void produce(int first, int buckets, long fromVer, long toVer, Long timestamp) {
         List<Future<RecordMetadata>> sent = new ArrayList<>();
         for (long v = fromVer; v <= toVer; v++) {
-            for (int b = 0; b < buckets; b++) {
+            for (int b = first; b < first + buckets; b++) {
                 EntityBucket d = doc(b, v);
                 String key = BucketKey.updateKey(d.pk(), d.id());
-                sent.add(send(key, EntityBucketJson.write(d)));
+                sent.add(producer.send(new ProducerRecord<>(topic, null, timestamp, key, EntityBucketJson.write(d))));
                 expected.merge(key, d, (a, n) -> n.ver() >= a.ver() ? n : a);
             }
         }
@@ -140,6 +148,12 @@ public final class SinkRun implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The key under which {@link #produce} sends versions of bucket {@code bucket}. */
+    public static String key(int bucket) {
+        EntityBucket d = doc(bucket, 1);
+        return BucketKey.updateKey(d.pk(), d.id());
     }
 
     CosmosAsyncContainer container() {

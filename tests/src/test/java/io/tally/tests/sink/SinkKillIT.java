@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -84,6 +85,44 @@ class SinkKillIT {
                 }
             }
             assertThat(regressions).as("a stored version went backwards").isEmpty();
+        }
+    }
+
+    @Test
+    void updatesThatWaitBehindAreNeitherCommittedNorLostWhenTheSinkIsKilled(TestKafka kafka, LocalCosmos cosmos) throws Exception {
+        try (SinkRun run = new SinkRun(kafka, cosmos, "behind")) {
+            // History first (stamped 10 minutes ago: it waits the bound, 2 minutes), then live updates of other buckets.
+            run.produce(0, 200, 1, 2, System.currentTimeMillis() - Duration.ofMinutes(10).toMillis());
+            run.produce(1_000, 50, 1, 1, null);
+            List<String> flags = run.sinkFlags("--sink.backlog.max-window.ms=120000");
+            Process first = startSink(flags, "behind-first");
+            Process second = null;
+            try {
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (run.stored().size() < 50) {
+                    if (System.nanoTime() > deadline) throw new AssertionError("the live updates were not written within 30 s");
+                    Thread.sleep(200);
+                }
+                Thread.sleep(1_000); // a few more closes and commit intervals while the history waits
+                Map<String, ?> stored = run.stored();
+                assertThat(java.util.stream.IntStream.range(1_000, 1_050).mapToObj(SinkRun::key)).as("live goes first")
+                        .allMatch(stored::containsKey);
+                assertThat(java.util.stream.IntStream.range(0, 200).mapToObj(SinkRun::key)).as("history waits behind")
+                        .noneMatch(stored::containsKey);
+                assertThat(run.committed()).as("no offset is committed past an update that waits").isZero();
+
+                first.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                List<String> secondFlags = new ArrayList<>(flags);
+                secondFlags.add("--sink.backlog.max-window.ms=0");
+                second = startSink(secondFlags, "behind-second");
+                run.awaitAllCorrect(Duration.ofSeconds(50));
+            } finally {
+                if (first.isAlive()) first.destroyForcibly();
+                if (second != null) {
+                    second.destroy();
+                    if (!second.waitFor(15, TimeUnit.SECONDS)) second.destroyForcibly();
+                }
+            }
         }
     }
 
