@@ -138,13 +138,13 @@ public final class BucketSink implements Runnable, AutoCloseable {
 
     /**
      * How long an update waits, from how far behind it is ({@link Coalescer.Holds}): the flush window while it is
-     * within the freshness target the flush window comes from (two and a half flush windows); further behind, as long
-     * again as it is behind, up to {@code sink.backlog.max-window.ms}. Draining a backlog nobody waits on each second,
-     * and the longer a bucket waits, the fewer times a busy document is written again; an update that keeps up waits
-     * no longer than the freshness target allows.
+     * within twice the freshness target the flush window comes from (five flush windows, 2 s at the default target);
+     * further behind, as long as it is behind beyond that, up to {@code sink.backlog.max-window.ms}. Draining a backlog
+     * nobody waits on each second, and the longer a bucket waits, the fewer times a busy document is written again; an
+     * update that keeps up, or is only a little late, waits no longer than before.
      */
     static Coalescer.Holds holds(SinkSettings settings) {
-        Duration keepingUp = settings.flushWindow().multipliedBy(5).dividedBy(2);
+        Duration keepingUp = settings.flushWindow().multipliedBy(5);
         return new Coalescer.Holds(settings.flushWindow(), keepingUp, settings.backlogMaxWindow());
     }
 

@@ -24,8 +24,8 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p><b>How long a bucket waits.</b> Each bucket has a hold, from how far behind its freshest waiting update was when
  * it was read (the update's record timestamp: when the event it counts was produced): an update that keeps up is
- * written at the next close (the flush window), one that is behind waits as long again as it is behind, up to
- * {@code sink.backlog.max-window.ms} ({@link Holds}). The hold is the bucket's, not the window's, so in one stream:
+ * written at the next close (the flush window), one that is far behind waits about as long again as it is behind, up
+ * to {@code sink.backlog.max-window.ms} ({@link Holds}). The hold is the bucket's, not the window's, so in one stream:
  * <ul>
  *   <li>live updates are written within the freshness target while a backfill's or a backlog's updates keep
  *       coalescing beside them, and a window's fresh writes are handed over before its behind ones (live first);
@@ -57,10 +57,11 @@ public final class Coalescer {
 
     /**
      * How long an update may wait, from how far behind it is: the flush window while it is no further behind than
-     * {@code keepingUp}; further behind, as long again as it is behind, up to {@code backlogMax} (which, at or below
-     * the flush window, turns holds off). An update's lag at most doubles, and only once it is already late; draining
-     * a backlog, a busy document is written about log2(drain / keepingUp) times and then once per
-     * {@code backlogMax}, instead of once per flush window.
+     * {@code keepingUp}; further behind, as long as it is behind beyond that, at least the flush window and at most
+     * {@code backlogMax} (which, at or below the flush window, turns holds off). Continuous at {@code keepingUp}, so an
+     * update only a little late is not held: the freshness target's tail stays where it was. Far behind, an update's
+     * lag at most doubles; draining a backlog, a busy document is written about log2(drain / keepingUp) times and
+     * then once per {@code backlogMax}, instead of once per flush window.
      */
     public record Holds(Duration flush, Duration keepingUp, Duration backlogMax) {
         /** Every update is due at the next close: a coalescer of one window at a time. */
@@ -69,7 +70,8 @@ public final class Coalescer {
         public long nanos(long behindMillis) {
             long flushNanos = flush.toNanos();
             if (backlogMax.compareTo(flush) <= 0 || behindMillis == Long.MAX_VALUE || behindMillis <= keepingUp.toMillis()) return flushNanos;
-            return Math.max(flushNanos, Math.min(backlogMax.toNanos(), TimeUnit.MILLISECONDS.toNanos(behindMillis)));
+            long late = TimeUnit.MILLISECONDS.toNanos(behindMillis - keepingUp.toMillis());
+            return Math.max(flushNanos, Math.min(backlogMax.toNanos(), late));
         }
 
         boolean fresh(long holdNanos) {

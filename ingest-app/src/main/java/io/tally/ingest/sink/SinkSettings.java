@@ -45,10 +45,10 @@ public record SinkSettings(String groupId, Duration pollTimeout,
             "A window is written at the latest this long after its first update arrived (the sink's added latency when idle); "
                     + "each bucket is written at most once per window. 0 (default): two fifths of ingest.freshness-target.ms.");
     public static final Setting<Duration> BACKLOG_WINDOW = Setting.millis("sink.backlog.max-window.ms", 30_000,
-            "Longest a bucket's update waits to be written while it is behind. An update no further behind than the freshness "
-                    + "target (its record timestamp: when the event it counts was produced) is written within the flush window; one "
-                    + "further behind waits as long again as it is behind, at most this, and coalesces with the updates that come "
-                    + "meanwhile. Draining a backlog (a burst, a replay, a backfill, catching up after an outage) then writes a busy "
+            "Longest a bucket's update waits to be written while it is behind. An update no further behind than twice the "
+                    + "freshness target (its record timestamp: when the event it counts was produced) is written within the flush "
+                    + "window; one further behind waits as long as it is behind beyond that, at most this, and coalesces with the "
+                    + "updates that come meanwhile. Draining a backlog (a burst, a replay, a backfill, catching up after an outage) then writes a busy "
                     + "document a few times instead of once per flush window, and live updates go first; an update's lag at most "
                     + "doubles, by at most this. Producers that stamp records with old event times make the sink see a backlog: "
                     + "lower this for them. 0 = the flush window always.");

@@ -113,8 +113,8 @@ class CoalescerTest {
         assertThat(w.segments()).hasSize(1);
     }
 
-    // Flush window 400 ms, keeping up within a freshness target of 1 s; behind, as long again as it is behind, up to 15 s.
-    private static final Coalescer.Holds HOLDS = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(1), Duration.ofSeconds(15));
+    // Flush window 400 ms, keeping up within 2 s; further behind, as long as it is behind beyond that, up to 15 s.
+    private static final Coalescer.Holds HOLDS = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15));
     private static final long MS = 1_000_000L;
 
     /** The document id of a write (its key is pk|id). */
@@ -133,7 +133,7 @@ class CoalescerTest {
     void aBucketBehindWaitsPastACloseWhileAFreshOneIsWrittenAndFreshWritesGoFirst() {
         Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
         long t0 = 0;
-        c.add(behind("t", 0, 1, doc("a", "history", 1), 5_000), t0, CLOCK);      // 5 s behind: waits 5 s
+        c.add(behind("t", 0, 1, doc("a", "history", 1), 7_000), t0, CLOCK);      // 7 s behind: waits 5 s
         c.add(behind("t", 0, 2, doc("a", "old-news", 1), 60_000), t0, CLOCK);     // a minute behind: waits the bound, 15 s
         c.add(behind("t", 0, 3, doc("b", "live", 1), 50), t0, CLOCK);             // keeping up: the next close
         assertThat(c.dueAtNanos()).isEqualTo(t0 + 400 * MS);
@@ -143,7 +143,7 @@ class CoalescerTest {
         assertThat(c.documents()).isEqualTo(2);
         assertThat(c.dueAtNanos()).as("the waiting buckets' hold").isEqualTo(t0 + 5_000 * MS);
 
-        c.add(behind("t", 0, 4, doc("a", "history", 2), 9_000), t0 + 4_000 * MS, CLOCK); // coalesces while it waits
+        c.add(behind("t", 0, 4, doc("a", "history", 2), 11_000), t0 + 4_000 * MS, CLOCK); // coalesces while it waits
         c.add(behind("t", 0, 5, doc("c", "live", 1), 50), t0 + 4_900 * MS, CLOCK);
         Coalescer.Window second = c.drain(t0 + 5_000 * MS, Integer.MAX_VALUE);
         second.writes().forEach(c::decode);
@@ -172,7 +172,7 @@ class CoalescerTest {
         OffsetTracker tracker = new OffsetTracker();
         Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
         TopicPartition tp = new TopicPartition("t", 0);
-        c.add(behind("t", 0, 10, doc("a", "waits", 1), 5_000), 0, CLOCK);
+        c.add(behind("t", 0, 10, doc("a", "waits", 1), 7_000), 0, CLOCK);
         c.add(behind("t", 0, 11, doc("a", "live", 1), 0), 0, CLOCK);
         Coalescer.Window first = c.drain(400 * MS, Integer.MAX_VALUE);
         tracker.register(first.segments());

@@ -44,20 +44,21 @@ class SinkSettingsTest {
     }
 
     @Test
-    void anUpdateWaitsAsLongAgainAsItIsBehindOnceItIsLateUpToItsBound() {
+    void anUpdateFarBehindWaitsAsLongAsItIsBehindBeyondTwiceTheFreshnessTargetUpToItsBound() {
         Duration flush = Duration.ofMillis(400), max = Duration.ofSeconds(30);
         Coalescer.Holds holds = BucketSink.holds(SinkSettings.defaults());
-        assertThat(holds).isEqualTo(new Coalescer.Holds(flush, Duration.ofSeconds(1), max));
+        assertThat(holds).isEqualTo(new Coalescer.Holds(flush, Duration.ofSeconds(2), max));
         Object[][] cases = {
                 {Long.MAX_VALUE, flush},             // nothing timestamped: the flush window
                 {0L, flush}, {800L, flush},          // keeping up
-                {1_000L, flush},                     // at the freshness target: still keeping up
-                {1_500L, Duration.ofMillis(1_500)},  // late: as long again
-                {20_000L, Duration.ofSeconds(20)},
+                {1_500L, flush},                     // a little late: not held, the target's tail stays
+                {2_000L, flush}, {2_300L, flush},    // continuous: beyond 2 s the wait grows from the flush window
+                {3_000L, Duration.ofSeconds(1)},
+                {20_000L, Duration.ofSeconds(18)},
                 {600_000L, max}};                    // far behind: the bound
         for (Object[] c : cases) {
             assertThat(holds.nanos((Long) c[0])).as("behind %s ms", c[0]).isEqualTo(((Duration) c[1]).toNanos());
         }
-        assertThat(new Coalescer.Holds(flush, Duration.ofSeconds(1), Duration.ZERO).nanos(600_000L)).as("0 turns it off").isEqualTo(flush.toNanos());
+        assertThat(new Coalescer.Holds(flush, Duration.ofSeconds(2), Duration.ZERO).nanos(600_000L)).as("0 turns it off").isEqualTo(flush.toNanos());
     }
 }

@@ -118,7 +118,9 @@ class RulesChangeIT {
                     "--read.http.port=0", "--read.rules-file=" + v1, "--read.rules-refresh.ms=1000", "--read.request-timeout.ms=15000",
                     "--read.cosmos.end-to-end-timeout.ms=10000"}, Map.of())).start();
             ReadPoller reads = new ReadPoller(read.port(), p);
-            // v2 keeps these grades (spend-per-customer also gains a month): never reset, never lowered during the move
+            // v2 keeps these grades (spend-per-customer also gains a month): never reset, never lowered during the move.
+            // With the final equality to the ground truth this is the stronger check: a count is only ever raised, so one
+            // that was ever above its truth (an event counted twice) would have to come down to end equal to it.
             Pipeline.VersionWatch watch = p.watchVersionsAndCounts(java.util.Set.of("spend-per-customer", "spend-per-customer-sku"));
             CompletableFuture<Pipeline.Truth> produced = p.produceInBackground(p.loadgen(14_000, 200, 33,
                     "--loadgen.rules-file=" + v2, "--loadgen.future-skew.ms=20000"));
