@@ -105,8 +105,13 @@ public final class Coalescer {
             this.holdNanos = holdNanos;
         }
 
-        boolean due(long nowNanos, Holds holds) {
-            return holds.fresh(holdNanos) || nowNanos - firstNanos >= holdNanos;
+        /** While the whole stream is behind, a late update waits the bound: more of the backlog is still to come. */
+        long waitNanos(Holds holds, boolean streamBehind) {
+            return streamBehind ? Math.max(holdNanos, holds.backlogMax().toNanos()) : holdNanos;
+        }
+
+        boolean due(long nowNanos, Holds holds, boolean streamBehind) {
+            return holds.fresh(holdNanos) || nowNanos - firstNanos >= waitNanos(holds, streamBehind);
         }
     }
 
@@ -208,6 +213,17 @@ public final class Coalescer {
         return due;
     }
 
+    /**
+     * Whether even the freshest update read since the last close was late: then the whole stream is behind (a burst
+     * the aggregation works through, a catch-up), more of the backlog is still to come, and a late bucket waits the
+     * bound rather than its own hold, so a document the drain keeps changing is written about once per bound. The
+     * first close that reads a fresh update (the pipeline caught up, or live updates beside a backfill) lets each
+     * waiting bucket go at its own hold again.
+     */
+    private boolean streamBehind() {
+        return behindMillis != Long.MAX_VALUE && holds.nanos(behindMillis) > holds.flush().toNanos();
+    }
+
     /** Closes with every waiting bucket written. */
     public Window drain() {
         return drain(Long.MAX_VALUE, 0);
@@ -222,10 +238,11 @@ public final class Coalescer {
     public Window drain(long nowNanos, int keepAtMost) {
         Map<TopicPartition, OffsetTracker.Segment> segments = new LinkedHashMap<>();
         lastOffset.forEach((tp, off) -> segments.put(tp, new OffsetTracker.Segment(tp, off + 1)));
+        boolean streamBehind = streamBehind();
         List<Pending> fresh = new ArrayList<>(), behind = new ArrayList<>(), waiting = new ArrayList<>();
         for (Map<String, Pending> m : byPartition.values()) {
             for (Pending p : m.values()) {
-                if (nowNanos == Long.MAX_VALUE || p.due(nowNanos, holds)) (holds.fresh(p.holdNanos) ? fresh : behind).add(p);
+                if (nowNanos == Long.MAX_VALUE || p.due(nowNanos, holds, streamBehind)) (holds.fresh(p.holdNanos) ? fresh : behind).add(p);
                 else waiting.add(p);
             }
         }
@@ -245,7 +262,7 @@ public final class Coalescer {
                 p.owed = segments.get(p.partition);
                 p.owed.add();
             }
-            nextDueNanos = Math.min(nextDueNanos, p.firstNanos + p.holdNanos);
+            nextDueNanos = Math.min(nextDueNanos, p.firstNanos + p.waitNanos(holds, streamBehind));
         }
         Window window = new Window(writes, new ArrayList<>(segments.values()), records);
         forget(fresh);

@@ -44,14 +44,15 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     public static final Setting<Duration> FLUSH_WINDOW = Setting.millis("sink.flush-window.ms", 0,
             "A window is written at the latest this long after its first update arrived (the sink's added latency when idle); "
                     + "each bucket is written at most once per window. 0 (default): two fifths of ingest.freshness-target.ms.");
-    public static final Setting<Duration> BACKLOG_WINDOW = Setting.millis("sink.backlog.max-window.ms", 30_000,
+    public static final Setting<Duration> BACKLOG_WINDOW = Setting.millis("sink.backlog.max-window.ms", 60_000,
             "Longest a bucket's update waits to be written while it is behind. An update no further behind than twice the "
                     + "freshness target (its record timestamp: when the event it counts was produced) is written within the flush "
                     + "window; one further behind waits as long as it is behind beyond that, at most this, and coalesces with the "
-                    + "updates that come meanwhile. Draining a backlog (a burst, a replay, a backfill, catching up after an outage) then writes a busy "
-                    + "document a few times instead of once per flush window, and live updates go first; an update's lag at most "
-                    + "doubles, by at most this. Producers that stamp records with old event times make the sink see a backlog: "
-                    + "lower this for them. 0 = the flush window always.");
+                    + "updates that come meanwhile; while even the freshest update read is that late (the whole stream is behind: "
+                    + "a burst, a catch-up after an outage, a replayed topic) it waits this long, so draining a backlog writes a "
+                    + "document the drain keeps changing about once per this. Live updates beside a backlog or a backfill go first, "
+                    + "and once the stream is fresh again nothing waits longer than its own lag. Producers that stamp records with "
+                    + "old event times make the sink see a backlog: lower this for them. 0 = the flush window always.");
     public static final Setting<Integer> MAX_IN_FLIGHT = Setting.integer("sink.max-in-flight-documents", 20_000,
             "Documents handed to Cosmos and not yet durable. At the cap the consumer pauses its partitions (backpressure): "
                     + "memory is bounded by this, not by the backlog (measured ~5 KB of heap per in-flight document, most of it "

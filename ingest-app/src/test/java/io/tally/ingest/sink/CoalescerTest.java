@@ -215,4 +215,18 @@ class CoalescerTest {
         assertThat(c.drain().writes()).extracting(CoalescerTest::id).containsExactly("y");
         assertThat(c.isEmpty()).isTrue();
     }
+
+    @Test
+    void whileEvenTheFreshestUpdateIsLateALateBucketWaitsTheBoundThenGoesAtItsOwnHoldOnceTheStreamIsFresh() {
+        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        c.add(behind("t", 0, 1, doc("a", "month", 1), 10_000), 0, CLOCK);           // its own hold: 8 s
+        c.add(behind("t", 0, 2, doc("a", "month", 2), 9_000), 8_500 * MS, CLOCK);    // the burst goes on
+        assertThat(c.drain(9_000 * MS, Integer.MAX_VALUE).writes()).as("the whole stream is behind: more is coming").isEmpty();
+        assertThat(c.dueAtNanos()).as("the bound").isEqualTo(15_000 * MS);
+
+        c.add(behind("t", 0, 3, doc("b", "live", 1), 100), 10_000 * MS, CLOCK);      // caught up
+        Coalescer.Window w = c.drain(10_400 * MS, Integer.MAX_VALUE);
+        w.writes().forEach(c::decode);
+        assertThat(w.writes()).extracting(b -> id(b) + "@" + b.ver()).containsExactly("live@1", "month@2");
+    }
 }

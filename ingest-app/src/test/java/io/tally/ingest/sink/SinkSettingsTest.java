@@ -45,7 +45,7 @@ class SinkSettingsTest {
 
     @Test
     void anUpdateFarBehindWaitsAsLongAsItIsBehindBeyondTwiceTheFreshnessTargetUpToItsBound() {
-        Duration flush = Duration.ofMillis(400), max = Duration.ofSeconds(30);
+        Duration flush = Duration.ofMillis(400), max = Duration.ofSeconds(60);
         Coalescer.Holds holds = BucketSink.holds(SinkSettings.defaults());
         assertThat(holds).isEqualTo(new Coalescer.Holds(flush, Duration.ofSeconds(2), max));
         Object[][] cases = {
@@ -55,6 +55,7 @@ class SinkSettingsTest {
                 {2_000L, flush}, {2_300L, flush},    // continuous: beyond 2 s the wait grows from the flush window
                 {3_000L, Duration.ofSeconds(1)},
                 {20_000L, Duration.ofSeconds(18)},
+                {62_000L, max},
                 {600_000L, max}};                    // far behind: the bound
         for (Object[] c : cases) {
             assertThat(holds.nanos((Long) c[0])).as("behind %s ms", c[0]).isEqualTo(((Duration) c[1]).toNanos());
