@@ -213,6 +213,12 @@ public final class AggregationBench {
                 prefix + "rules-tally", 12, List.of(mt.bucketUpdates()), APP_DEFAULTS);
         rows.add(r.row(events));
         threadRows.add(r.thread().row(r.name(), events));
+        long gradeUpdates = GradeUpdateCount.of(kafka, mt.bucketUpdates());
+        String perUpdate = String.format(Locale.ROOT, "%,d grade updates (%.2f per event); per grade update: stream thread %.2f µs on a CPU, "
+                        + "whole process %.2f µs (broker included), GC %.2f µs, %,.0f bytes allocated by the application's threads",
+                gradeUpdates, (double) gradeUpdates / events, r.thread().cpu() * r.seconds() * 1e6 / gradeUpdates,
+                r.cpuSeconds() * 1e6 / gradeUpdates, r.gcSeconds() * 1e6 / gradeUpdates, (double) r.thread().allocatedBytes() / gradeUpdates);
+        System.err.println(r.name() + ": " + perUpdate);
         int defaults = GradeRules.load(GradeRules.BUILTIN_DEFAULT).rules().size();
         return String.format(Locale.ROOT, """
                 ### Rule count
@@ -227,12 +233,15 @@ public final class AggregationBench {
 
                 Before entity buckets (one document per grade bucket) the end-to-end run at 36 rules wrote 7.0x the documents
                 per event of the 4 default rules and ran at 0.44x their events/s (the issue's figures, 20,000 events, cold);
-                docs/benchmarks.md has the end-to-end figures of both rule files.""",
+                docs/benchmarks.md has the end-to-end figures of both rule files.
+
+                Under `%s`: %s (a grade update is one (event, grade, unit) applied: the counts of the newest version of every
+                document on `bucket-updates`, summed; GC is the collectors' time while the input drained).""",
                 defaults, file, many.rules().size(), defaults, many.rules().size(), many.rules().size(), defaults,
                 events / defaultRules.seconds(), events / r.seconds(), defaultRules.seconds() / r.seconds(),
                 defaultRules.cpuSeconds() * 1e6 / events, r.cpuSeconds() * 1e6 / events, r.cpuSeconds() / defaultRules.cpuSeconds(),
                 (double) defaultRules.outputRecords() / events, (double) r.outputRecords() / events,
-                (double) r.outputRecords() / defaultRules.outputRecords());
+                (double) r.outputRecords() / defaultRules.outputRecords(), file, perUpdate);
     }
 
     /** ingest-app's own settings where they differ from Kafka Streams' defaults (commit interval: see {@link #run}). */
@@ -266,7 +275,8 @@ public final class AggregationBench {
         return b.build();
     }
 
-    record Result(String name, double seconds, double cpuSeconds, long outputRecords, Map<String, Long> written, ThreadTime thread) {
+    record Result(String name, double seconds, double cpuSeconds, double gcSeconds, long outputRecords, Map<String, Long> written,
+                  ThreadTime thread) {
         String row(int events) {
             long all = written.values().stream().mapToLong(Long::longValue).sum();
             return String.format(Locale.ROOT, "| %s | %.1f | %,.0f | %.0f | %.2f | %.2f |", name, seconds, events / seconds,
@@ -302,12 +312,14 @@ public final class AggregationBench {
             if (!running.await(120, TimeUnit.SECONDS)) throw new IllegalStateException(name + " did not reach RUNNING");
             long t0 = System.nanoTime();
             long cpu0 = cpuNanos();
+            long gc0 = gcMillis();
             Map<String, Double> thread0 = threadTimes(streams);
             long alloc0 = allocatedBytes(appId);
             long streamCpu0 = streamThreadCpuNanos(appId);
             awaitDrained(admin, appId, inputPartitions);
             double seconds = (System.nanoTime() - t0) / 1e9;
             double cpuSeconds = (cpuNanos() - cpu0) / 1e9;
+            double gcSeconds = (gcMillis() - gc0) / 1e3;
             int tasks = streams.metadataForLocalThreads().stream().mapToInt(t -> t.activeTasks().size()).sum();
             ThreadTime thread = ThreadTime.between(thread0, threadTimes(streams), seconds, tasks,
                     (streamThreadCpuNanos(appId) - streamCpu0) / (seconds * 1e9), allocatedBytes(appId) - alloc0);
@@ -326,7 +338,7 @@ public final class AggregationBench {
             streams.close(Duration.ofSeconds(30));
             long output = 0;
             for (String t : outputs) output += countRecords(kafka, t);
-            return new Result(name, seconds, cpuSeconds, output, written, thread);
+            return new Result(name, seconds, cpuSeconds, gcSeconds, output, written, thread);
         }
     }
 
@@ -408,6 +420,11 @@ public final class AggregationBench {
             else if (largest.contains(id.name()) && id.group().equals("stream-thread-metrics")) m.merge(id.name(), n.doubleValue(), Math::max);
         });
         return m;
+    }
+
+    /** Time the collectors took so far, all of them (the parallel collector's pauses stop every thread). */
+    private static long gcMillis() {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream().mapToLong(b -> Math.max(0, b.getCollectionTime())).sum();
     }
 
     private static long cpuNanos() {
