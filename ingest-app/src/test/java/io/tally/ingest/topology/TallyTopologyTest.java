@@ -257,6 +257,32 @@ class TallyTopologyTest {
     }
 
     @Test
+    void theStoreHoldsTheBytesEmittedAndTheNewestRecordTimestampItsDocumentSaw() {
+        // One encoding per change (EntityBucketJson.write keeps the last it made): what bucket-updates got is what the
+        // store and its changelog hold, byte for byte, and the store keeps the newest record timestamp its document saw.
+        startWithDefaultRules();
+        Instant t = NOW.minus(Duration.ofHours(2));
+        TestOutputTopic<String, byte[]> raw = harness.driver.createOutputTopic(Topics.BUCKET_UPDATES,
+                new org.apache.kafka.common.serialization.StringDeserializer(), new org.apache.kafka.common.serialization.ByteArrayDeserializer());
+        input.pipeInput("c-1", avro(event("tx-1", "c-1", t, "10.00")), NOW);
+        input.pipeInput("c-1", avro(event("tx-2", "c-1", t.plusSeconds(60), "5.25", "sku-2")), NOW.minus(Duration.ofMinutes(10)));
+        input.pipeInput("c-1", avro(event("tx-3", "c-1", t.plusSeconds(120), "0.01")), NOW.minus(Duration.ofMinutes(20)));
+
+        Map<String, byte[]> newest = new java.util.HashMap<>();
+        raw.readRecordsToList().forEach(r -> newest.put(r.key(), r.value()));
+        var stored = harness.driver.<String, EntityBucket>getTimestampedKeyValueStore(TallyTopology.BUCKET_STORE);
+        assertThat(newest).hasSize(4);
+        newest.forEach((key, bytes) -> {
+            EntityBucket inStore = stored.get(key).value();
+            assertThat(io.tally.model.EntityBucketJson.write(inStore)).as(key).isEqualTo(bytes);
+            assertThat(io.tally.model.EntityBucketJson.decode(bytes)).as(key).usingRecursiveComparison().isEqualTo(inStore);
+        });
+        String hourKey = mainKey("c-1", TimeUnit.HOUR, t);
+        assertThat(stored.get(hourKey).value().ver()).isEqualTo(3);
+        assertThat(stored.get(hourKey).timestamp()).isEqualTo(NOW.toEpochMilli());
+    }
+
+    @Test
     void onlyTheUpdateThatStartsABucketCarriesTheCreatedHeader() {
         startWithDefaultRules();
         Instant t = NOW.minus(Duration.ofHours(2));
