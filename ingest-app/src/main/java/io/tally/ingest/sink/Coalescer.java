@@ -127,6 +127,11 @@ public final class Coalescer {
     private long openedNanos;
     private long nextDueNanos = Long.MAX_VALUE;
     private long behindMillis = Long.MAX_VALUE;
+    /** When a record was last read, and when a fresh one was (nanos; both absent until it happens). */
+    private long lastReadNanos;
+    private long lastFreshNanos;
+    private boolean readAny;
+    private boolean readFresh;
 
     /** Every update due at the next close ({@link Holds#NONE}). */
     public Coalescer(Decoder decoder) {
@@ -151,6 +156,13 @@ public final class Coalescer {
         readSinceClose.merge(tp, 1, Integer::sum);
         long behind = r.timestamp() >= 0 ? Math.max(0, nowMillis - r.timestamp()) : Long.MAX_VALUE;
         behindMillis = Math.min(behindMillis, behind);
+        long hold = holds.nanos(behind);
+        readAny = true;
+        lastReadNanos = nowNanos;
+        if (holds.fresh(hold)) {
+            readFresh = true;
+            lastFreshNanos = nowNanos;
+        }
         if (r.value() == null) return; // a tombstone carries no bucket: nothing to write, the offset still counts
         EntityBucketJson.Header h;
         try {
@@ -160,7 +172,6 @@ public final class Coalescer {
             return;
         }
         String key = r.key() != null ? r.key() : BucketKey.updateKey(h.pk(), h.id());
-        long hold = holds.nanos(behind);
         Map<String, Pending> m = byPartition.computeIfAbsent(tp, p -> new LinkedHashMap<>());
         Pending existing = m.get(key);
         if (existing == null) {
@@ -192,8 +203,6 @@ public final class Coalescer {
         return poison.size() + documents;
     }
 
-    /** Time since the first record read after the last close; 0 when none was. */
-    public long ageNanos() { return records == 0 ? 0 : System.nanoTime() - openedNanos; }
 
     /**
      * How far behind the freshest update read since the last close was when it was read (the time since the
@@ -214,14 +223,16 @@ public final class Coalescer {
     }
 
     /**
-     * Whether even the freshest update read since the last close was late: then the whole stream is behind (a burst
-     * the aggregation works through, a catch-up), more of the backlog is still to come, and a late bucket waits the
-     * bound rather than its own hold, so a document the drain keeps changing is written about once per bound. The
-     * first close that reads a fresh update (the pipeline caught up, or live updates beside a backfill) lets each
-     * waiting bucket go at its own hold again.
+     * Whether the whole stream is behind: updates were read within the last {@code keepingUp} and none of them was
+     * fresh (a burst the aggregation works through, a catch-up). More of the backlog is then still to come, and a late
+     * bucket waits the bound rather than its own hold, so a document the drain keeps changing is written about once per
+     * bound. A fresh update (the pipeline caught up, or live updates beside a backfill), or a stream that goes quiet for
+     * {@code keepingUp} (the last of a backlog, or what a rebalance read again), lets each waiting bucket go at its own
+     * hold: an update's lag then at most doubles.
      */
-    private boolean streamBehind() {
-        return behindMillis != Long.MAX_VALUE && holds.nanos(behindMillis) > holds.flush().toNanos();
+    private boolean streamBehind(long nowNanos) {
+        long window = holds.keepingUp().toNanos();
+        return readAny && nowNanos - lastReadNanos <= window && (!readFresh || nowNanos - lastFreshNanos > window);
     }
 
     /** Closes with every waiting bucket written. */
@@ -238,7 +249,7 @@ public final class Coalescer {
     public Window drain(long nowNanos, int keepAtMost) {
         Map<TopicPartition, OffsetTracker.Segment> segments = new LinkedHashMap<>();
         lastOffset.forEach((tp, off) -> segments.put(tp, new OffsetTracker.Segment(tp, off + 1)));
-        boolean streamBehind = streamBehind();
+        boolean streamBehind = nowNanos != Long.MAX_VALUE && streamBehind(nowNanos);
         List<Pending> fresh = new ArrayList<>(), behind = new ArrayList<>(), waiting = new ArrayList<>();
         for (Map<String, Pending> m : byPartition.values()) {
             for (Pending p : m.values()) {
@@ -262,7 +273,10 @@ public final class Coalescer {
                 p.owed = segments.get(p.partition);
                 p.owed.add();
             }
-            nextDueNanos = Math.min(nextDueNanos, p.firstNanos + p.waitNanos(holds, streamBehind));
+            // Kept past its own hold because the stream is behind: looked at again when the stream may have gone quiet.
+            long due = p.firstNanos + p.holdNanos;
+            if (streamBehind) due = Math.min(p.firstNanos + p.waitNanos(holds, true), Math.max(due, nowNanos + holds.keepingUp().toNanos()));
+            nextDueNanos = Math.min(nextDueNanos, due);
         }
         Window window = new Window(writes, new ArrayList<>(segments.values()), records);
         forget(fresh);

@@ -48,9 +48,9 @@ public record SinkSettings(String groupId, Duration pollTimeout,
             "Longest a bucket's update waits to be written while it is behind. An update no further behind than twice the "
                     + "freshness target (its record timestamp: when the event it counts was produced) is written within the flush "
                     + "window; one further behind waits as long as it is behind beyond that, at most this, and coalesces with the "
-                    + "updates that come meanwhile; while even the freshest update read is that late (the whole stream is behind: "
-                    + "a burst, a catch-up after an outage, a replayed topic) it waits this long, so draining a backlog writes a "
-                    + "document the drain keeps changing about once per this. Live updates beside a backlog or a backfill go first, "
+                    + "updates that come meanwhile; while updates keep coming and none is fresh (the whole stream is behind: a "
+                    + "burst, a catch-up after an outage) it waits this long, so draining a backlog writes a document the drain "
+                    + "keeps changing about once per this. Live updates beside a backlog or a backfill go first, "
                     + "and once the stream is fresh again nothing waits longer than its own lag. Producers that stamp records with "
                     + "old event times make the sink see a backlog: lower this for them. 0 = the flush window always.");
     public static final Setting<Integer> MAX_IN_FLIGHT = Setting.integer("sink.max-in-flight-documents", 20_000,

@@ -222,11 +222,22 @@ class CoalescerTest {
         c.add(behind("t", 0, 1, doc("a", "month", 1), 10_000), 0, CLOCK);           // its own hold: 8 s
         c.add(behind("t", 0, 2, doc("a", "month", 2), 9_000), 8_500 * MS, CLOCK);    // the burst goes on
         assertThat(c.drain(9_000 * MS, Integer.MAX_VALUE).writes()).as("the whole stream is behind: more is coming").isEmpty();
-        assertThat(c.dueAtNanos()).as("the bound").isEqualTo(15_000 * MS);
+        assertThat(c.dueAtNanos()).as("looked at again when the stream may have gone quiet").isEqualTo(11_000 * MS);
 
         c.add(behind("t", 0, 3, doc("b", "live", 1), 100), 10_000 * MS, CLOCK);      // caught up
         Coalescer.Window w = c.drain(10_400 * MS, Integer.MAX_VALUE);
         w.writes().forEach(c::decode);
         assertThat(w.writes()).extracting(b -> id(b) + "@" + b.ver()).containsExactly("live@1", "month@2");
+    }
+
+    @Test
+    void whenTheStreamGoesQuietWhatWaitsGoesAtItsOwnHoldNotTheBound() {
+        // The last of a backlog, or what a rebalance read again: late, and nothing after it.
+        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        c.add(behind("t", 0, 1, doc("a", "x", 1), 5_000), 0, CLOCK);                 // its own hold: 3 s
+        assertThat(c.drain(400 * MS, Integer.MAX_VALUE).writes()).isEmpty();
+        assertThat(c.dueAtNanos()).isEqualTo(3_000 * MS);
+        assertThat(c.drain(3_000 * MS, Integer.MAX_VALUE).writes()).as("quiet for 3 s: its own hold").extracting(CoalescerTest::id)
+                .containsExactly("x");
     }
 }
