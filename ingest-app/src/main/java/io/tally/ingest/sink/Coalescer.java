@@ -60,8 +60,8 @@ public final class Coalescer {
      * {@code keepingUp}; further behind, as long as it is behind beyond that, at least the flush window and at most
      * {@code backlogMax} (which, at or below the flush window, turns holds off). Continuous at {@code keepingUp}, so an
      * update only a little late is not held: the freshness target's tail stays where it was. Far behind, an update's
-     * lag at most doubles; draining a backlog, a busy document is written about log2(drain / keepingUp) times and
-     * then once per {@code backlogMax}, instead of once per flush window.
+     * lag at most doubles. While the whole stream is behind a bucket waits the whole bound instead
+     * ({@link #streamBehind}), so draining a backlog writes a busy document about once per {@code backlogMax}.
      */
     public record Holds(Duration flush, Duration keepingUp, Duration backlogMax) {
         /** Every update is due at the next close: a coalescer of one window at a time. */
