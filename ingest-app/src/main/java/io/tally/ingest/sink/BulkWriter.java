@@ -91,6 +91,13 @@ public final class BulkWriter implements AutoCloseable {
         metrics.gauge("tally.sink.stalled.writes", "writes past their retry bound, retried at the longest backoff", stalledWrites::get);
     }
 
+    /**
+     * The RU/s this sink may spend from now on ({@link RuPacer#limit}); nothing while pacing is off. Any thread.
+     */
+    public void limitBudget(double ruPerSecond) {
+        if (pacer != null) pacer.limit(ruPerSecond);
+    }
+
     /** Starts writing; returns at once. Every write ends durable, dead-lettered, or abandoned by {@link #abandon}. */
     public void submit(Collection<BucketWrite> writes) {
         List<BucketWrite> documents = new ArrayList<>(writes.size());

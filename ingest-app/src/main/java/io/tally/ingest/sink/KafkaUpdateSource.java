@@ -28,6 +28,9 @@ import org.apache.kafka.common.TopicPartition;
 public final class KafkaUpdateSource implements UpdateSource {
     private final KafkaConsumer<String, byte[]> consumer;
     private boolean paused;
+    private String topic;
+    private RebalanceListener listener;
+    private int owned = -1;
 
     public KafkaUpdateSource(KafkaConsumer<String, byte[]> consumer) {
         this.consumer = consumer;
@@ -35,6 +38,8 @@ public final class KafkaUpdateSource implements UpdateSource {
 
     @Override
     public void subscribe(String topic, RebalanceListener listener) {
+        this.topic = topic;
+        this.listener = listener;
         consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
             @Override
             public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -55,7 +60,13 @@ public final class KafkaUpdateSource implements UpdateSource {
 
     @Override
     public ConsumerRecords<String, byte[]> poll(Duration timeout) {
-        return consumer.poll(timeout);
+        ConsumerRecords<String, byte[]> records = consumer.poll(timeout);
+        int now = consumer.assignment().size();
+        if (now != owned && listener != null) { // after the rebalance's callbacks, once the assignment settled
+            owned = now;
+            listener.owning(now, consumer.partitionsFor(topic).size());
+        }
+        return records;
     }
 
     @Override

@@ -100,8 +100,9 @@ public final class RuPacer {
     public record Ticket(int operations, double estimate, long waitNanos, long sendNanos, boolean reserved) {}
 
     private final LongSupplier clock;
-    private final double floor;
-    private final double ceiling;
+    private final double minRate;
+    private double floor;
+    private double ceiling;
     private final double[] slotCharge = new double[SLOTS];
     private final long[] slotIndex = new long[SLOTS];
     private final long[] slotOperations = new long[SLOTS];
@@ -118,14 +119,15 @@ public final class RuPacer {
 
     /**
      * @param ceiling RU/s never exceeded, and the starting rate ({@code sink.ru-budget}); 0 = unknown, learned from 429s
-     * @param floor   RU/s the rate never drops below
+     * @param floor   RU/s the rate never drops below, unless the ceiling is lower: a budget is never exceeded
      * @param clock   nanoseconds, monotonic
      */
     public RuPacer(double ceiling, double floor, LongSupplier clock) {
         if (floor <= 0) throw new IllegalArgumentException("floor must be > 0");
         this.clock = clock;
-        this.floor = floor;
-        this.ceiling = ceiling > 0 ? Math.max(ceiling, floor) : Double.POSITIVE_INFINITY;
+        this.minRate = floor;
+        this.ceiling = ceiling > 0 ? ceiling : Double.POSITIVE_INFINITY;
+        this.floor = Math.min(floor, this.ceiling);
         this.rate = this.ceiling;
         long now = clock.getAsLong();
         this.advancedAt = now;
@@ -198,6 +200,26 @@ public final class RuPacer {
             }
         }
     }
+
+    /**
+     * A new ceiling, RU/s (> 0): this sink's share of a fleet's budget changed with the partitions it owns. The rate
+     * moves in proportion, so a rate learned below the old ceiling stays as far below the new one; a raise takes
+     * effect at once rather than by the probe's growth, since it means another sink stopped spending that share.
+     */
+    public synchronized void limit(double newCeiling) {
+        if (!(newCeiling > 0)) throw new IllegalArgumentException("ceiling must be > 0");
+        long now = clock.getAsLong();
+        advance(now);
+        double old = ceiling;
+        ceiling = newCeiling;
+        floor = Math.min(minRate, ceiling);
+        rate = Double.isInfinite(old) ? Math.min(rate, ceiling) : clamp(rate * newCeiling / old);
+        mark = Math.min(mark, ceiling);
+        tokens = Math.min(tokens, capacity());
+    }
+
+    /** RU/s never exceeded (infinite without a budget). */
+    public synchronized double ceiling() { return ceiling; }
 
     /** True once there is a rate to keep (a ceiling, or a 429 seen); before that nothing waits. */
     public synchronized boolean pacing() { return !Double.isInfinite(rate); }

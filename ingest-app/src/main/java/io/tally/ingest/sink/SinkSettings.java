@@ -98,10 +98,10 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                     + "sinks together with sink.ru-budget.fleet-control-container.").atLeast(0);
     public static final Setting<String> FLEET_BUDGET = Setting.optionalString("sink.ru-budget.fleet-control-container", "",
             "Empty (default): sink.ru-budget is each sink process's own. A container name: sink.ru-budget is the budget of every "
-                    + "sink of sink.group-id together, shared through the Cosmos SDK's global throughput control, whose members "
-                    + "keep their shares in this container (same database, partition key /groupId, created with the bucket "
-                    + "container when cosmos.create-if-missing is on); a stopped or dead sink's share goes back to the others "
-                    + "within about 16 s (its lease item expires after 11 s, the others renew every 5 s).");
+                    + "sink of sink.group-id together. Each sink paces itself to the budget's share of the partitions it owns (a "
+                    + "rebalance moves a dead sink's share with its partitions), under the Cosmos SDK's global throughput control, "
+                    + "whose members keep lease items in this container (same database, partition key /groupId, created with the "
+                    + "bucket container when cosmos.create-if-missing is on; items expire after 11 s, renewed every 5 s).");
     public static final Setting<Integer> SDK_THROTTLE_RETRIES = Setting.integer("sink.sdk-throttle-retries", 0,
             "429 retries the SDK makes inside bulk before the sink sees them. 0 (default): the sink owns throttling, so every "
                     + "429 reaches its pacer (sink.pacing.enabled; the AIMD limiter when pacing is off) and is retried once, by the sink, "
@@ -115,8 +115,9 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                     + "charged in the last second; at each later one, 0.97 x the share of the rate the service admitted; growing "
                     + "while no 429 comes. false = AIMD and retry-after alone.");
     public static final Setting<Integer> PACING_MIN_RATE = Setting.integer("sink.pacing.min-rate", 1000,
-            "RU/s the pacer never slows below (see sink.pacing.enabled): a 429 that is not about the budget (injected, "
-                    + "another client's burst) cannot stop the sink; from here the rate grows back by a quarter per second.").atLeast(1);
+            "RU/s the pacer never slows below (see sink.pacing.enabled), unless sink.ru-budget (or the sink's share of a fleet's) "
+                    + "is lower: a 429 that is not about the budget (injected, another client's burst) cannot stop the sink; from here "
+                    + "the rate grows back by a quarter per second.").atLeast(1);
 
     public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_DOCUMENTS, FLUSH_WINDOW, BACKLOG_WINDOW,
             MAX_IN_FLIGHT, COMMIT_INTERVAL, REVOKE_DRAIN, CHUNK_SIZE, MICRO_BATCH, MICRO_BATCH_CONCURRENCY, CONCURRENCY_INITIAL,

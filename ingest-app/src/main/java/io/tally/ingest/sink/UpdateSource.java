@@ -24,6 +24,9 @@ public interface UpdateSource extends AutoCloseable {
 
         /** The partitions are already someone else's: abandon their work, commit nothing. */
         void lost(Collection<TopicPartition> partitions);
+
+        /** This instance now owns {@code owned} of the topic's {@code total} partitions (after a rebalance, on the poll thread). */
+        default void owning(int owned, int total) {}
     }
 
     void subscribe(String topic, RebalanceListener listener);

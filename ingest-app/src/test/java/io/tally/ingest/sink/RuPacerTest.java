@@ -113,6 +113,45 @@ class RuPacerTest {
     }
 
     @Test
+    void aBudgetBelowTheFloorIsTheCeilingStill() {
+        Clock c = new Clock();
+        RuPacer p = new RuPacer(600, 1000, () -> c.now); // sink.ru-budget 600, sink.pacing.min-rate 1,000
+        assertThat(p.rate()).isEqualTo(600);
+        keepBusy(c, p, 10_000);
+        assertThat(p.rate()).as("the floor never lifts the rate above the budget").isEqualTo(600);
+        settleCall(p, 10, 0, 0, true);
+        assertThat(p.rate()).as("nor does a 429 drop it below the floor, which is the budget here").isEqualTo(600);
+    }
+
+    @Test
+    void aNewCeilingMovesTheRateInProportionAndBindsAtOnce() {
+        Clock c = new Clock();
+        RuPacer p = new RuPacer(600, 100, () -> c.now);
+        p.limit(200); // one of three sinks' share of the fleet's 600
+        assertThat(p.ceiling()).isEqualTo(200);
+        assertThat(p.rate()).isEqualTo(200);
+        keepBusy(c, p, 5_000);
+        assertThat(p.rate()).as("growth stops at the share").isEqualTo(200);
+        // Demand far above the rate: calls of 500 RU back to back, each sent when the pacer says. What goes out in
+        // 20 s is the share, however much is asked.
+        long start = c.now;
+        double sent = 0;
+        while (c.now - start < 20_000 * MS) {
+            RuPacer.Ticket call = p.reserve(50);
+            c.now += call.waitNanos();
+            if (!call.reserved()) continue;
+            sent += call.estimate();
+            p.settle(call, call.estimate(), 50, false);
+        }
+        assertThat(sent / ((c.now - start) / 1e9)).as("RU/s sent at a 200 RU/s share").isBetween(190.0, 230.0);
+
+        p.limit(300); // a sink died: its partitions, and its share, moved here
+        assertThat(p.rate()).isEqualTo(300);
+        p.limit(150);
+        assertThat(p.rate()).as("a smaller share binds at once").isEqualTo(150);
+    }
+
+    @Test
     void callsAreSpacedAtTheRateAndReserveNoFurtherAheadThanTheHorizon() {
         Clock c = new Clock();
         RuPacer p = new RuPacer(10_000, 1000, () -> c.now);
