@@ -12,7 +12,12 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link UpdateSource} over a plain {@link KafkaConsumer}: read_committed, no auto commit, values as
@@ -26,6 +31,7 @@ import org.apache.kafka.common.TopicPartition;
  * own time, and gives its revoke listener no consumer. Backpressure is pause/resume here.
  */
 public final class KafkaUpdateSource implements UpdateSource {
+    private static final Logger log = LoggerFactory.getLogger(KafkaUpdateSource.class);
     private final KafkaConsumer<String, byte[]> consumer;
     private boolean paused;
     private String topic;
@@ -63,8 +69,17 @@ public final class KafkaUpdateSource implements UpdateSource {
         ConsumerRecords<String, byte[]> records = consumer.poll(timeout);
         int now = consumer.assignment().size();
         if (now != owned && listener != null) { // after the rebalance's callbacks, once the assignment settled
+            int total;
+            try {
+                total = consumer.partitionsFor(topic).size(); // cached metadata, unless the topic changed
+            } catch (WakeupException | InterruptException e) {
+                throw e;
+            } catch (KafkaException e) { // metadata not reachable now: the next poll asks again
+                log.warn("partitions of {} unknown for now ({}); the sink's share of a fleet budget is unchanged", topic, e.toString());
+                return records;
+            }
             owned = now;
-            listener.owning(now, consumer.partitionsFor(topic).size());
+            listener.owning(now, total);
         }
         return records;
     }
