@@ -339,9 +339,15 @@ final class BucketRoutes {
                 inFlight.decrementAndGet();
                 return write(endpoint, Mono.just(Answer.problem(Problem.overloaded())), res, start);
             }
+            // The slot is freed when the answer is known, before it is written: a client that has read the answer
+            // and asks again must find the slot free. doFinally alone runs only after the write has been started,
+            // on whichever thread produced the answer, which a loaded machine can delay past the client's next call.
+            var held = new java.util.concurrent.atomic.AtomicBoolean(true);
+            Runnable release = () -> { if (held.compareAndSet(true, false)) inFlight.decrementAndGet(); };
             Mono<Answer> answer = Mono.defer(() -> handler.apply(req)).timeout(limits.requestTimeout())
                     .onErrorResume(t -> Mono.just(Answer.problem(Problem.from(t, endpoint))))
-                    .doFinally(s -> inFlight.decrementAndGet());
+                    .doOnNext(a -> release.run())
+                    .doFinally(s -> release.run());
             return write(endpoint, answer, res, start);
         };
     }
