@@ -70,6 +70,9 @@ public final class Bench {
                     args -> AggregationBench.main(new String[] {args.length > 0 ? args[0] : "300000", "docs/benchmarks/aggregation.md"})),
             new Benchmark("sink", Kind.STAGE, "[UPDATES [BACKLOG]]",
                     "the sink against a naive upsert-per-record writer, and its heap under a backlog", SinkBench::main),
+            new Benchmark("sink-heap", Kind.STAGE, "[DOCUMENTS]",
+                    "the heap the sink holds per document waiting to be written, against the estimate sink.window.max-bytes bounds",
+                    io.tally.benchmarks.sink.SinkHeapBench::main),
             new Benchmark("read-cost", Kind.STAGE, "",
                     "request units and latency of a point read, a range and a feature vector, per grade documents against entity "
                             + "buckets, at the default and the many rules (docs/benchmarks/read-cost.md)", ReadCostBench::main),

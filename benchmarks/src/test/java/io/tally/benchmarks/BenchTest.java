@@ -30,7 +30,7 @@ class BenchTest {
         Result r = bench("end-too-end", "--quick");
         assertThat(r.exit()).isEqualTo(2);
         assertThat(r.err()).startsWith("unknown benchmark 'end-too-end' (one of: end-to-end, freshness-cost, sink-latency, read-latency, "
-                + "scale-out, backfill, report, local-cosmos, loadgen, aggregation, sink, read-cost, read-service)").contains("Usage: ");
+                + "scale-out, backfill, report, local-cosmos, loadgen, aggregation, sink, sink-heap, read-cost, read-service)").contains("Usage: ");
         assertThat(r.out()).isEmpty();
 
         Result none = bench();

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * coalescing) until the last one is all handed over. When that window is full too, or a write is stalled past its
  * retry bound, every partition is paused (the consumer keeps its group membership by polling) until the writer
  * catches up. Memory is bounded by the in-flight cap plus, as bytes, what waits in the coalescer (at most
- * {@code sink.window.max-documents}) and one closed window, whatever the backlog.
+ * {@code sink.window.max-documents} and {@code sink.window.max-bytes}) and one closed window, whatever the backlog.
  *
  * <p>Rebalance: on revocation the partitions' unsent updates are dropped (they are not committed, the
  * new owner reads them again), their in-flight writes get {@code sink.revoke-drain-timeout.ms} to finish,
@@ -60,6 +60,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
     private final AtomicBoolean running = new AtomicBoolean(true);
     /** The coalescer's documents, for the metrics thread. */
     private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong waitingBytes = new java.util.concurrent.atomic.AtomicLong();
     private long lastCommitNanos = System.nanoTime();
     private boolean paused;
 
@@ -74,6 +75,8 @@ public final class BucketSink implements Runnable, AutoCloseable {
         this.coalescer = new Coalescer(EntityBucketJson::read, holds(settings));
         metrics.gauge("tally.sink.waiting.documents", "bucket documents read and not yet handed to Cosmos (an update behind "
                 + "waits up to sink.backlog.max-window.ms)", waiting::get);
+        metrics.gauge("tally.sink.waiting.bytes", "heap the waiting bucket documents hold, estimated (bounded by "
+                + "sink.window.max-bytes)", waitingBytes::get);
     }
 
     /**
@@ -111,7 +114,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
             while (running.get()) {
                 rethrowWriterFailure();
                 handOver();
-                boolean pause = writer.stalled() || (coalescer.documents() >= settings.windowMaxDocuments() && !ready.isEmpty());
+                boolean pause = writer.stalled() || (full() && !ready.isEmpty());
                 if (pause != paused) {
                     source.pauseAll(pause);
                     paused = pause;
@@ -122,6 +125,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
                 metrics.consumed.increment(records.count());
                 handOver();
                 waiting.set(coalescer.documents());
+                waitingBytes.set(coalescer.bytes());
                 maybeCommit(false);
             }
         } catch (WakeupException e) {
@@ -142,13 +146,14 @@ public final class BucketSink implements Runnable, AutoCloseable {
     /**
      * How long an update waits, from how far behind it is ({@link Coalescer.Holds}): the flush window while it is
      * within twice the freshness target the flush window comes from (five flush windows, 2 s at the default target);
-     * further behind, as long as it is behind beyond that, up to {@code sink.backlog.max-window.ms}. Draining a backlog
-     * nobody waits on each second, and the longer a bucket waits, the fewer times a busy document is written again; an
-     * update that keeps up, or is only a little late, waits no longer than before.
+     * further behind, as long as it is behind beyond that, up to {@code sink.backlog.max-window.ms}; while the whole
+     * stream is behind, {@code sink.backlog.catch-up-window.ms}. Draining a backlog nobody waits on each second, and the
+     * longer a bucket waits, the fewer times a busy document is written again; an update that keeps up, or is only a
+     * little late, waits no longer than before.
      */
     static Coalescer.Holds holds(SinkSettings settings) {
         Duration keepingUp = settings.flushWindow().multipliedBy(5);
-        return new Coalescer.Holds(settings.flushWindow(), keepingUp, settings.backlogMaxWindow());
+        return new Coalescer.Holds(settings.flushWindow(), keepingUp, settings.backlogMaxWindow(), settings.catchUpWindow());
     }
 
     /**
@@ -159,10 +164,15 @@ public final class BucketSink implements Runnable, AutoCloseable {
         if (writer.stalled()) return;
         if (ready.isEmpty() && !coalescer.isEmpty()) {
             long now = System.nanoTime();
-            if (coalescer.documents() >= settings.windowMaxDocuments()) closeWindow(coalescer.drain(now, settings.windowMaxDocuments() / 2));
+            if (full()) closeWindow(coalescer.drain(now, settings.windowMaxDocuments() / 2, settings.windowMaxBytes() / 2));
             else if (now >= coalescer.dueAtNanos()) closeWindow(coalescer.drain(now, Integer.MAX_VALUE));
         }
         feed();
+    }
+
+    /** The coalescer holds as many documents, or as much heap, as it may. */
+    private boolean full() {
+        return coalescer.documents() >= settings.windowMaxDocuments() || coalescer.bytes() >= settings.windowMaxBytes();
     }
 
     private void closeWindow(Coalescer.Window w) {

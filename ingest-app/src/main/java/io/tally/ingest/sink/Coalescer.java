@@ -25,7 +25,8 @@ import org.apache.kafka.common.TopicPartition;
  * <p><b>How long a bucket waits.</b> Each bucket has a hold, from how far behind its freshest waiting update was when
  * it was read (the update's record timestamp: when the event it counts was produced): an update that keeps up is
  * written at the next close (the flush window), one that is far behind waits about as long again as it is behind, up
- * to {@code sink.backlog.max-window.ms} ({@link Holds}). The hold is the bucket's, not the window's, so in one stream:
+ * to {@code sink.backlog.max-window.ms}, and while the whole stream is behind, {@code sink.backlog.catch-up-window.ms}
+ * ({@link Holds}). The hold is the bucket's, not the window's, so in one stream:
  * <ul>
  *   <li>live updates are written within the freshness target while a backfill's or a backlog's updates keep
  *       coalescing beside them, and a window's fresh writes are handed over before its behind ones (live first);
@@ -35,9 +36,9 @@ import org.apache.kafka.common.TopicPartition;
  * </ul>
  * A bucket that waits past a close is carried to the next; its write then completes the segment of the close it was
  * first carried past (its "owed" segment), so no offset is committed before every update it read is durable
- * ({@link OffsetTracker} commits segments in order). When the coalescer holds {@code sink.window.max-documents},
- * the buckets updated least recently are written first (they are the least likely to change again) until half
- * are left.
+ * ({@link OffsetTracker} commits segments in order). When the coalescer holds {@code sink.window.max-documents}, or
+ * {@code sink.window.max-bytes} of heap ({@link #bytes}), the buckets updated least recently are written first (they
+ * are the least likely to change again) until half of each is left.
  *
  * <p>Each waiting update is kept as the bytes it arrived in, with the key and {@code ver} read by a streaming pass
  * ({@link EntityBucketJson#header}); a closed window's writes stay bytes too, and {@link #decode} decodes each as it
@@ -60,12 +61,19 @@ public final class Coalescer {
      * {@code keepingUp}; further behind, as long as it is behind beyond that, at least the flush window and at most
      * {@code backlogMax} (which, at or below the flush window, turns holds off). Continuous at {@code keepingUp}, so an
      * update only a little late is not held: the freshness target's tail stays where it was. Far behind, an update's
-     * lag at most doubles. While the whole stream is behind a bucket waits the whole bound instead
-     * ({@link #streamBehind}), so draining a backlog writes a busy document about once per {@code backlogMax}.
+     * lag at most doubles. While the whole stream is behind a late bucket waits at least {@code catchUp} instead
+     * ({@link #streamBehind}), so draining a backlog writes a busy document about once per {@code catchUp}; beside
+     * fresh updates (a backfill beside live) the bound stays {@code backlogMax}, so what the backfill writes is
+     * durable within that of its last update.
      */
-    public record Holds(Duration flush, Duration keepingUp, Duration backlogMax) {
+    public record Holds(Duration flush, Duration keepingUp, Duration backlogMax, Duration catchUp) {
         /** Every update is due at the next close: a coalescer of one window at a time. */
         public static final Holds NONE = new Holds(Duration.ZERO, Duration.ZERO, Duration.ZERO);
+
+        /** While the whole stream is behind, a late bucket waits the same bound as on its own. */
+        public Holds(Duration flush, Duration keepingUp, Duration backlogMax) {
+            this(flush, keepingUp, backlogMax, backlogMax);
+        }
 
         public long nanos(long behindMillis) {
             long flushNanos = flush.toNanos();
@@ -78,6 +86,12 @@ public final class Coalescer {
             return holdNanos <= flush.toNanos();
         }
     }
+
+    /**
+     * Heap a waiting bucket holds besides its bytes: its {@link Pending}, key, map entry and array header. Measured
+     * with {@code ./tally bench sink-heap} (docs/benchmarks/sink.md), rounded up.
+     */
+    public static final int ENTRY_BYTES = 256;
 
     /** The newest update of one bucket, not decoded yet. */
     private static final class Pending {
@@ -107,7 +121,7 @@ public final class Coalescer {
 
         /** While the whole stream is behind, a late update waits the bound: more of the backlog is still to come. */
         long waitNanos(Holds holds, boolean streamBehind) {
-            return streamBehind ? Math.max(holdNanos, holds.backlogMax().toNanos()) : holdNanos;
+            return streamBehind ? Math.max(holdNanos, holds.catchUp().toNanos()) : holdNanos;
         }
 
         boolean due(long nowNanos, Holds holds, boolean streamBehind) {
@@ -124,6 +138,8 @@ public final class Coalescer {
     private final List<BucketWrite> poison = new ArrayList<>();
     private int records;
     private int documents;
+    /** Heap the waiting updates hold, estimated: their bytes plus {@link #ENTRY_BYTES} each. */
+    private long bytes;
     private long openedNanos;
     private long nextDueNanos = Long.MAX_VALUE;
     private long behindMillis = Long.MAX_VALUE;
@@ -180,12 +196,14 @@ public final class Coalescer {
             p.create = r.headers().lastHeader(EntityBucketSerde.CREATED_HEADER) != null;
             m.put(key, p);
             documents++;
+            bytes += ENTRY_BYTES + r.value().length;
         } else {
             existing.coalesced++;
             existing.lastNanos = nowNanos;
             existing.holdNanos = Math.min(existing.holdNanos, hold); // fresh news in a waiting bucket: written at the next close
             if (h.ver() >= existing.ver) { // equal ver: the later record wins (same value by construction)
                 existing.ver = h.ver();
+                bytes += r.value().length - existing.raw.length;
                 existing.raw = r.value();
                 existing.offset = r.offset();
             }
@@ -201,6 +219,11 @@ public final class Coalescer {
     /** Distinct writes waiting now. */
     public int documents() {
         return poison.size() + documents;
+    }
+
+    /** Heap the waiting buckets hold, estimated (their bytes and {@link #ENTRY_BYTES} each; poison not counted). */
+    public long bytes() {
+        return bytes;
     }
 
 
@@ -237,16 +260,21 @@ public final class Coalescer {
 
     /** Closes with every waiting bucket written. */
     public Window drain() {
-        return drain(Long.MAX_VALUE, 0);
+        return drain(Long.MAX_VALUE, 0, 0);
+    }
+
+    /** {@link #drain(long, int, long)} without a bound on bytes. */
+    public Window drain(long nowNanos, int keepAtMost) {
+        return drain(nowNanos, keepAtMost, Long.MAX_VALUE);
     }
 
     /**
      * Closes the window: one write per bucket that is due (its newest update, not decoded yet: see {@link #decode})
-     * and per poison record, fresh buckets first; the others wait on. When more than {@code keepAtMost} buckets
-     * would wait, the least recently updated are written too. One segment per partition read since the last close;
-     * each write is bound to the segment it owes.
+     * and per poison record, fresh buckets first; the others wait on. When more than {@code keepAtMost} buckets, or
+     * more than {@code keepBytes} of them ({@link #bytes}), would wait, the least recently updated are written too.
+     * One segment per partition read since the last close; each write is bound to the segment it owes.
      */
-    public Window drain(long nowNanos, int keepAtMost) {
+    public Window drain(long nowNanos, int keepAtMost, long keepBytes) {
         Map<TopicPartition, OffsetTracker.Segment> segments = new LinkedHashMap<>();
         lastOffset.forEach((tp, off) -> segments.put(tp, new OffsetTracker.Segment(tp, off + 1)));
         boolean streamBehind = nowNanos != Long.MAX_VALUE && streamBehind(nowNanos);
@@ -257,9 +285,14 @@ public final class Coalescer {
                 else waiting.add(p);
             }
         }
-        if (waiting.size() > keepAtMost) {
+        long waitingBytes = 0;
+        for (Pending p : waiting) waitingBytes += ENTRY_BYTES + p.raw.length;
+        if (waiting.size() > keepAtMost || waitingBytes > keepBytes) {
             waiting.sort(Comparator.comparingLong(p -> p.lastNanos));
-            List<Pending> stale = waiting.subList(0, waiting.size() - keepAtMost);
+            int cut = Math.max(0, waiting.size() - keepAtMost);
+            for (int i = 0; i < cut; i++) waitingBytes -= ENTRY_BYTES + waiting.get(i).raw.length;
+            while (cut < waiting.size() && waitingBytes > keepBytes) waitingBytes -= ENTRY_BYTES + waiting.get(cut++).raw.length;
+            List<Pending> stale = waiting.subList(0, cut);
             behind.addAll(stale);
             stale.clear();
         }
@@ -295,6 +328,7 @@ public final class Coalescer {
             m.remove(p.key);
             if (m.isEmpty()) byPartition.remove(p.partition);
             documents--;
+            bytes -= ENTRY_BYTES + p.raw.length;
         }
     }
 
@@ -344,7 +378,10 @@ public final class Coalescer {
     public void drop(Collection<TopicPartition> partitions) {
         for (TopicPartition tp : partitions) {
             Map<String, Pending> m = byPartition.remove(tp);
-            if (m != null) documents -= m.size();
+            if (m != null) {
+                documents -= m.size();
+                for (Pending p : m.values()) bytes -= ENTRY_BYTES + p.raw.length;
+            }
             lastOffset.remove(tp);
             Integer read = readSinceClose.remove(tp);
             if (read != null) records -= read;

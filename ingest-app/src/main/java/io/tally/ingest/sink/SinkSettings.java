@@ -15,6 +15,8 @@ import java.util.List;
  * for the defaults is in docs/sink.md; the short version is on each setting.
  *
  * @param windowMaxDocuments  distinct documents one write window holds at most (updates of a bucket it holds coalesce freely)
+ * @param windowMaxBytes      heap the documents waiting to be written may hold, estimated ({@link Coalescer#bytes})
+ * @param catchUpWindow       how long a late bucket waits while the whole stream is behind
  * @param flushWindow         a window is written at the latest this long after its first update
  * @param maxInFlightDocuments documents submitted to Cosmos and not yet durable; at the cap the consumer pauses
  * @param throttleRetriesInSdk 429 retries the SDK makes itself before the sink sees the 429 (0: the sink owns them)
@@ -23,7 +25,8 @@ import java.util.List;
  * @param pacingMinRate       RU/s the pacer never slows below
  */
 public record SinkSettings(String groupId, Duration pollTimeout,
-                           int windowMaxDocuments, Duration flushWindow, Duration backlogMaxWindow, int maxInFlightDocuments, Duration commitInterval,
+                           int windowMaxDocuments, long windowMaxBytes, Duration flushWindow, Duration backlogMaxWindow,
+                           Duration catchUpWindow, int maxInFlightDocuments, Duration commitInterval,
                            Duration revokeDrainTimeout, int chunkSize, int microBatchSize, int microBatchConcurrency,
                            int concurrencyInitial, int concurrencyMin, int concurrencyMax, int targetRate,
                            int retryMaxAttempts, Duration retryInitialBackoff, Duration retryMaxBackoff, Duration retryMaxElapsed,
@@ -34,13 +37,21 @@ public record SinkSettings(String groupId, Duration pollTimeout,
             "Consumer group of the Cosmos sink.");
     public static final Setting<Duration> POLL_TIMEOUT = Setting.millis("sink.poll-timeout.ms", 500,
             "How long the sink waits for bucket updates before looking again (also the longest a paused sink waits between checks).");
-    public static final Setting<Integer> WINDOW_DOCUMENTS = Setting.integer("sink.window.max-documents", 50_000,
+    public static final Setting<Integer> WINDOW_DOCUMENTS = Setting.integer("sink.window.max-documents", 250_000,
             "Most distinct bucket documents one write window holds (newest ver per bucket id wins); updates of a bucket the "
                     + "window already holds always coalesce into it, so memory follows documents, not updates. A window holds "
-                    + "each document as the bytes it arrived in (0.4-0.6 KB measured at 4 to 51 rules) and is handed to Cosmos in parts as "
-                    + "sink.max-in-flight-documents allows, so it may be larger than that cap. Updates that are behind wait "
-                    + "(sink.backlog.max-window.ms) counted here too: at the cap the least recently updated are written until half "
-                    + "the cap waits. Replaces sink.window.max-records, which counted updates.").atLeast(1);
+                    + "each document as the bytes it arrived in (0.4-0.6 KB measured at 4 to 51 rules; with bookkeeping ~0.83 KB "
+                    + "of heap each, ~210 MB at the cap) and is handed to Cosmos in parts as sink.max-in-flight-documents allows, "
+                    + "so it may be larger than that cap. Updates that are behind wait (sink.backlog.max-window.ms, "
+                    + "sink.backlog.catch-up-window.ms) counted here too: at the cap, or at sink.window.max-bytes, the least "
+                    + "recently updated are written until half the cap waits. A drain at many rules touches more distinct "
+                    + "documents than a small cap holds, and writes each of them again. Replaces sink.window.max-records, which "
+                    + "counted updates.").atLeast(1);
+    public static final Setting<Long> WINDOW_BYTES = Setting.longValue("sink.window.max-bytes", 256L << 20,
+            "Most heap the bucket documents waiting to be written may hold: their bytes plus ~256 bytes each of bookkeeping "
+                    + "(measured, docs/benchmarks/sink.md). Reached before sink.window.max-documents when documents are large (many "
+                    + "grades per entity); then the least recently updated are written until half of it waits. Size it with the "
+                    + "heap: the default leaves a 1 GiB heap room for sink.max-in-flight-documents and the aggregation.").atLeast(1);
     public static final Setting<Duration> FLUSH_WINDOW = Setting.millis("sink.flush-window.ms", 0,
             "A window is written at the latest this long after its first update arrived (the sink's added latency when idle); "
                     + "each bucket is written at most once per window. 0 (default): two fifths of ingest.freshness-target.ms.");
@@ -53,6 +64,13 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                     + "keeps changing about once per this. Live updates beside a backlog or a backfill go first, "
                     + "and once the stream is fresh again nothing waits longer than its own lag. Producers that stamp records with "
                     + "old event times make the sink see a backlog: lower this for them. 0 = the flush window always.");
+    public static final Setting<Duration> CATCH_UP_WINDOW = Setting.millis("sink.backlog.catch-up-window.ms", 300_000,
+            "How long a bucket that is behind waits while the whole stream is behind (updates keep coming and none is fresh: "
+                    + "a burst the aggregation works through, a catch-up after an outage, a replay through the sink), so draining "
+                    + "a backlog writes a document the drain keeps changing about once per this. Beside fresh updates (a "
+                    + "backfill beside live) sink.backlog.max-window.ms bounds the wait instead, and once the stream goes quiet or "
+                    + "fresh every bucket goes at its own hold. Below sink.backlog.max-window.ms it changes nothing; "
+                    + "sink.backlog.max-window.ms=0 turns both off.");
     public static final Setting<Integer> MAX_IN_FLIGHT = Setting.integer("sink.max-in-flight-documents", 20_000,
             "Documents handed to Cosmos and not yet durable. At the cap the consumer pauses its partitions (backpressure): "
                     + "memory is bounded by this, not by the backlog (measured ~5 KB of heap per in-flight document, most of it "
@@ -119,7 +137,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                     + "is lower: a 429 that is not about the budget (injected, another client's burst) cannot stop the sink; from here "
                     + "the rate grows back by a quarter per second.").atLeast(1);
 
-    public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_DOCUMENTS, FLUSH_WINDOW, BACKLOG_WINDOW,
+    public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_DOCUMENTS, WINDOW_BYTES, FLUSH_WINDOW, BACKLOG_WINDOW, CATCH_UP_WINDOW,
             MAX_IN_FLIGHT, COMMIT_INTERVAL, REVOKE_DRAIN, CHUNK_SIZE, MICRO_BATCH, MICRO_BATCH_CONCURRENCY, CONCURRENCY_INITIAL,
             CONCURRENCY_MIN, CONCURRENCY_MAX, TARGET_RATE, RETRY_ATTEMPTS, RETRY_INITIAL, RETRY_MAX, RETRY_ELAPSED, RU_BUDGET,
             SDK_THROTTLE_RETRIES, METRICS_PORT, FLEET_BUDGET,
@@ -158,8 +176,8 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     /** With the flush window {@code freshness} gives when {@code sink.flush-window.ms} is 0. */
     public static SinkSettings from(Config c, FreshnessTarget freshness) {
         Duration window = c.get(FLUSH_WINDOW).isZero() ? freshness.flushWindow() : c.get(FLUSH_WINDOW);
-        return new SinkSettings(c.get(GROUP_ID), c.get(POLL_TIMEOUT), c.get(WINDOW_DOCUMENTS),
-                window, c.get(BACKLOG_WINDOW), c.get(MAX_IN_FLIGHT), c.get(COMMIT_INTERVAL), c.get(REVOKE_DRAIN), c.get(CHUNK_SIZE),
+        return new SinkSettings(c.get(GROUP_ID), c.get(POLL_TIMEOUT), c.get(WINDOW_DOCUMENTS), c.get(WINDOW_BYTES),
+                window, c.get(BACKLOG_WINDOW), c.get(CATCH_UP_WINDOW), c.get(MAX_IN_FLIGHT), c.get(COMMIT_INTERVAL), c.get(REVOKE_DRAIN), c.get(CHUNK_SIZE),
                 c.get(MICRO_BATCH), c.get(MICRO_BATCH_CONCURRENCY), c.get(CONCURRENCY_INITIAL), c.get(CONCURRENCY_MIN),
                 c.get(CONCURRENCY_MAX), c.get(TARGET_RATE), c.get(RETRY_ATTEMPTS), c.get(RETRY_INITIAL), c.get(RETRY_MAX), c.get(RETRY_ELAPSED),
                 c.get(RU_BUDGET), c.get(SDK_THROTTLE_RETRIES), c.get(METRICS_PORT),

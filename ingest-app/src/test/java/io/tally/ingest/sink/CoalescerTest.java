@@ -240,4 +240,44 @@ class CoalescerTest {
         assertThat(c.drain(3_000 * MS, Integer.MAX_VALUE).writes()).as("quiet for 3 s: its own hold").extracting(CoalescerTest::id)
                 .containsExactly("x");
     }
+
+    @Test
+    void whileTheWholeStreamIsBehindALateBucketWaitsTheCatchUpWindowAndBesideFreshUpdatesOnlyItsBound() {
+        // Bound 15 s, catch-up 60 s: a drain nobody waits on writes a busy document once a minute; a backfill's
+        // buckets beside live updates are written within the bound.
+        Coalescer.Holds holds = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15), Duration.ofSeconds(60));
+        Coalescer c = new Coalescer(EntityBucketJson::read, holds);
+        for (long t = 0; t <= 40_000; t += 1_000) c.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
+        assertThat(c.drain(40_400 * MS, Integer.MAX_VALUE).writes()).as("past the bound, the drain goes on: it waits").isEmpty();
+        for (long t = 41_000; t <= 60_000; t += 1_000) c.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
+        Coalescer.Window w = c.drain(60_000 * MS, Integer.MAX_VALUE);
+        w.writes().forEach(c::decode);
+        assertThat(w.writes()).as("once per catch-up window, the newest").extracting(b -> id(b) + "@" + b.ver() + "x" + b.coalesced())
+                .containsExactly("month@60001x61");
+
+        Coalescer beside = new Coalescer(EntityBucketJson::read, holds);
+        for (long t = 0; t <= 15_000; t += 1_000) {
+            beside.add(behind("t", 0, 2 * t, doc("a", "backfilled", t + 1), 600_000), t * MS, CLOCK);
+            beside.add(behind("t", 0, 2 * t + 1, doc("b", "live", t + 1), 50), t * MS, CLOCK);
+        }
+        assertThat(beside.drain(15_000 * MS, Integer.MAX_VALUE).writes()).as("live updates flow: the bound, not the catch-up window")
+                .extracting(CoalescerTest::id).containsExactly("live", "backfilled");
+    }
+
+    @Test
+    void pastItsHeapBoundTheLeastRecentlyUpdatedBucketsAreWrittenUntilHalfOfItWaits() {
+        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        long one = 0;
+        for (int i = 0; i < 6; i++) {
+            var r = behind("t", 0, i, doc("a", "b" + i, 1), 600_000);
+            one = Coalescer.ENTRY_BYTES + r.value().length;
+            c.add(r, i * MS, CLOCK);
+        }
+        assertThat(c.bytes()).as("six documents of the same size").isEqualTo(6 * one);
+        Coalescer.Window w = c.drain(400 * MS, Integer.MAX_VALUE, 3 * one);
+        assertThat(w.writes()).extracting(CoalescerTest::id).containsExactly("b0", "b1", "b2");
+        assertThat(c.bytes()).isEqualTo(3 * one);
+        c.drain();
+        assertThat(c.bytes()).as("nothing waits, nothing is held").isZero();
+    }
 }
