@@ -16,7 +16,7 @@ import java.util.List;
  *
  * @param windowMaxDocuments  distinct documents one write window holds at most (updates of a bucket it holds coalesce freely)
  * @param windowMaxBytes      heap the documents waiting to be written may hold, estimated ({@link Coalescer#bytes})
- * @param catchUpWindow       how long a late bucket waits while the whole stream is behind
+ * @param catchUpWindow       how long a late bucket waits while its partition's stream is behind
  * @param flushWindow         a window is written at the latest this long after its first update
  * @param maxInFlightDocuments documents submitted to Cosmos and not yet durable; at the cap the consumer pauses
  * @param throttleRetriesInSdk 429 retries the SDK makes itself before the sink sees the 429 (0: the sink owns them)
@@ -47,11 +47,14 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                     + "recently updated are written until half the cap waits. A drain at many rules touches more distinct "
                     + "documents than a small cap holds, and writes each of them again. Replaces sink.window.max-records, which "
                     + "counted updates.").atLeast(1);
-    public static final Setting<Long> WINDOW_BYTES = Setting.longValue("sink.window.max-bytes", 256L << 20,
+    public static final Setting<Long> WINDOW_BYTES = Setting.longValue("sink.window.max-bytes", 0,
             "Most heap the bucket documents waiting to be written may hold: their bytes plus ~256 bytes each of bookkeeping "
-                    + "(measured, docs/benchmarks/sink.md). Reached before sink.window.max-documents when documents are large (many "
-                    + "grades per entity); then the least recently updated are written until half of it waits. Size it with the "
-                    + "heap: the default leaves a 1 GiB heap room for sink.max-in-flight-documents and the aggregation.").atLeast(1);
+                    + "(within 1% of the heap measured, docs/benchmarks/sink-heap.md). Reached before sink.window.max-documents "
+                    + "when documents are large (many grades per entity); then the least recently updated are written until half "
+                    + "of it waits; with that half, handed over in parts while the consumer is paused, the sink holds at most 1.5 "
+                    + "times this. 0 (default): a quarter of the JVM's maximum heap (256 MiB of -Xmx1g), which leaves the rest "
+                    + "for sink.max-in-flight-documents (~5 KB each), the consumer's fetches and, in one process, the "
+                    + "aggregation.").atLeast(0);
     public static final Setting<Duration> FLUSH_WINDOW = Setting.millis("sink.flush-window.ms", 0,
             "A window is written at the latest this long after its first update arrived (the sink's added latency when idle); "
                     + "each bucket is written at most once per window. 0 (default): two fifths of ingest.freshness-target.ms.");
@@ -59,14 +62,13 @@ public record SinkSettings(String groupId, Duration pollTimeout,
             "Longest a bucket's update waits to be written while it is behind. An update no further behind than twice the "
                     + "freshness target (its record timestamp: when the event it counts was produced) is written within the flush "
                     + "window; one further behind waits as long as it is behind beyond that, at most this, and coalesces with the "
-                    + "updates that come meanwhile; while updates keep coming and none is fresh (the whole stream is behind: a "
-                    + "burst, a catch-up after an outage) it waits this long, so draining a backlog writes a document the drain "
-                    + "keeps changing about once per this. Live updates beside a backlog or a backfill go first, "
-                    + "and once the stream is fresh again nothing waits longer than its own lag. Producers that stamp records with "
-                    + "old event times make the sink see a backlog: lower this for them. 0 = the flush window always.");
+                    + "updates that come meanwhile (while the stream is behind, sink.backlog.catch-up-window.ms instead). Live "
+                    + "updates beside a backlog or a backfill go first, and once the stream is fresh again nothing waits longer "
+                    + "than its own lag. Producers that stamp records with old event times make the sink see a backlog: lower "
+                    + "this for them. 0 = the flush window always (and no catch-up window either).");
     public static final Setting<Duration> CATCH_UP_WINDOW = Setting.millis("sink.backlog.catch-up-window.ms", 300_000,
-            "How long a bucket that is behind waits while the whole stream is behind (updates keep coming and none is fresh: "
-                    + "a burst the aggregation works through, a catch-up after an outage, a replay through the sink), so draining "
+            "How long a bucket that is behind waits while the stream is behind (updates keep coming from its bucket-updates "
+                    + "partition and none is fresh: a burst the aggregation works through, a catch-up after an outage), so draining "
                     + "a backlog writes a document the drain keeps changing about once per this. Beside fresh updates (a "
                     + "backfill beside live) sink.backlog.max-window.ms bounds the wait instead, and once the stream goes quiet or "
                     + "fresh every bucket goes at its own hold. Below sink.backlog.max-window.ms it changes nothing; "
@@ -162,6 +164,9 @@ public record SinkSettings(String groupId, Duration pollTimeout,
         if (chunkSize < microBatchSize) {
             problems.add(CHUNK_SIZE.key() + " (" + chunkSize + ") must be >= " + MICRO_BATCH.key() + " (" + microBatchSize + ")");
         }
+        if (windowMaxBytes <= 0) {
+            problems.add(WINDOW_BYTES.key() + " must be resolved (> 0) before the settings are built");
+        }
         if (!fleetBudgetControlContainer.isEmpty() && ruBudget == 0) {
             problems.add(FLEET_BUDGET.key() + " shares sink.ru-budget across the fleet: set " + RU_BUDGET.key() + " > 0 too");
         }
@@ -176,7 +181,8 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     /** With the flush window {@code freshness} gives when {@code sink.flush-window.ms} is 0. */
     public static SinkSettings from(Config c, FreshnessTarget freshness) {
         Duration window = c.get(FLUSH_WINDOW).isZero() ? freshness.flushWindow() : c.get(FLUSH_WINDOW);
-        return new SinkSettings(c.get(GROUP_ID), c.get(POLL_TIMEOUT), c.get(WINDOW_DOCUMENTS), c.get(WINDOW_BYTES),
+        long windowBytes = c.get(WINDOW_BYTES) == 0 ? Runtime.getRuntime().maxMemory() / 4 : c.get(WINDOW_BYTES);
+        return new SinkSettings(c.get(GROUP_ID), c.get(POLL_TIMEOUT), c.get(WINDOW_DOCUMENTS), windowBytes,
                 window, c.get(BACKLOG_WINDOW), c.get(CATCH_UP_WINDOW), c.get(MAX_IN_FLIGHT), c.get(COMMIT_INTERVAL), c.get(REVOKE_DRAIN), c.get(CHUNK_SIZE),
                 c.get(MICRO_BATCH), c.get(MICRO_BATCH_CONCURRENCY), c.get(CONCURRENCY_INITIAL), c.get(CONCURRENCY_MIN),
                 c.get(CONCURRENCY_MAX), c.get(TARGET_RATE), c.get(RETRY_ATTEMPTS), c.get(RETRY_INITIAL), c.get(RETRY_MAX), c.get(RETRY_ELAPSED),

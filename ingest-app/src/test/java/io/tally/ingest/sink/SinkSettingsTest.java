@@ -35,6 +35,15 @@ class SinkSettingsTest {
     }
 
     @Test
+    void theHeapForWaitingDocumentsIsAQuarterOfTheMaximumHeapUnlessSetItself() {
+        assertThat(SinkSettings.defaults().windowMaxBytes()).isEqualTo(Runtime.getRuntime().maxMemory() / 4);
+        assertThat(SinkSettings.from(Config.load(SinkSettings.ALL, List.of(), new String[] {"--sink.window.max-bytes=1048576"}, Map.of()))
+                .windowMaxBytes()).isEqualTo(1L << 20);
+        assertThatThrownBy(() -> SinkSettings.from(Config.load(SinkSettings.ALL, List.of(), new String[] {"--sink.window.max-bytes=-1"}, Map.of())))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("sink.window.max-bytes");
+    }
+
+    @Test
     void crossFieldProblemsAreListedTogether() {
         assertThatThrownBy(() -> SinkSettings.from(Config.load(SinkSettings.ALL, List.of(), new String[] {
                 "--sink.bulk.chunk-size=10", "--sink.bulk.micro-batch-size=100",
