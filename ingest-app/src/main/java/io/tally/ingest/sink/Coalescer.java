@@ -131,6 +131,7 @@ public final class Coalescer {
 
     private final Decoder decoder;
     private final Holds holds;
+    private final java.util.function.Predicate<TopicPartition> moreToRead;
     private final Map<TopicPartition, Map<String, Pending>> byPartition = new LinkedHashMap<>();
     /** Per partition, the last offset read since the last close and how many records that was. */
     private final Map<TopicPartition, Long> lastOffset = new HashMap<>();
@@ -158,9 +159,19 @@ public final class Coalescer {
         this(decoder, Holds.NONE);
     }
 
+    /** Holds that end when a partition goes quiet: nothing read from it for {@code keepingUp}. */
     public Coalescer(Decoder decoder, Holds holds) {
+        this(decoder, holds, tp -> false);
+    }
+
+    /**
+     * @param moreToRead whether a partition has records not read yet: while it has, it is not quiet, however long
+     *                   since it was last read (the sink paused at its in-flight cap, the consumer busy elsewhere)
+     */
+    public Coalescer(Decoder decoder, Holds holds, java.util.function.Predicate<TopicPartition> moreToRead) {
         this.decoder = decoder;
         this.holds = holds;
+        this.moreToRead = moreToRead;
     }
 
     public void add(ConsumerRecord<String, byte[]> r) {
@@ -251,8 +262,11 @@ public final class Coalescer {
      * them was fresh (a burst the aggregation works through, a catch-up). More of the backlog is then still to come,
      * and a late bucket waits the catch-up window rather than its own hold, so a document the drain keeps changing is
      * written about once per window. A fresh update in the partition (the pipeline caught up, or live updates beside
-     * a backfill), or a partition that goes quiet for {@code keepingUp} (the last of a backlog, or what a rebalance
-     * read again), lets each of its waiting buckets go at its own hold: an update's lag then at most doubles. Per
+     * a backfill), or a partition that goes quiet (nothing read from it for {@code keepingUp}, and nothing more to
+     * read: the last of a backlog, or what a rebalance read again), lets each of its waiting buckets go at its own
+     * hold: an update's lag then at most doubles. A sink that pauses at its in-flight cap, or a consumer that reads
+     * one partition's fetch at a time, leaves a partition unread for seconds in the middle of a drain: that is not
+     * quiet. Per
      * partition, because a few fresh updates of one entity (a trickle of live events whose input partition has caught
      * up) say nothing about the documents of the other partitions, which are still being drained.
      */
@@ -260,7 +274,8 @@ public final class Coalescer {
         Flow flow = flows.get(tp);
         if (flow == null || flow.lastReadNanos == Flow.NEVER) return false;
         long window = holds.keepingUp().toNanos();
-        return nowNanos - flow.lastReadNanos <= window && (flow.lastFreshNanos == Flow.NEVER || nowNanos - flow.lastFreshNanos > window);
+        boolean flowing = nowNanos - flow.lastReadNanos <= window || moreToRead.test(tp);
+        return flowing && (flow.lastFreshNanos == Flow.NEVER || nowNanos - flow.lastFreshNanos > window);
     }
 
     /** Closes with every waiting bucket written. */
