@@ -89,7 +89,7 @@ public final class Coalescer {
 
     /**
      * Heap a waiting bucket holds besides its bytes: its {@link Pending}, key, map entry and array header. Measured
-     * with {@code ./tally bench sink-heap} (docs/benchmarks/sink.md), rounded up.
+     * with {@code ./tally bench sink-heap} (docs/benchmarks/sink-heap.md): 242-248 bytes, rounded up.
      */
     public static final int ENTRY_BYTES = 256;
 
@@ -144,29 +144,25 @@ public final class Coalescer {
     private long openedNanos;
     private long nextDueNanos = Long.MAX_VALUE;
     private long behindMillis = Long.MAX_VALUE;
-    /** Per partition, when a record was last read and when a fresh one was. */
-    private final Map<TopicPartition, Flow> flows = new HashMap<>();
-
-    /** When a partition's last record was read, and its last fresh one (nanos; NEVER until it happens). */
-    private static final class Flow {
-        static final long NEVER = Long.MIN_VALUE;
-        long lastReadNanos = NEVER;
-        long lastFreshNanos = NEVER;
-    }
+    private static final long NEVER = Long.MIN_VALUE;
+    /** When a record was last read from any partition (nanos; NEVER until it happens). */
+    private long lastReadNanos = NEVER;
+    /** Per partition, when a fresh record was last read from it (absent until it happens). */
+    private final Map<TopicPartition, Long> lastFreshNanos = new HashMap<>();
 
     /** Every update due at the next close ({@link Holds#NONE}). */
     public Coalescer(Decoder decoder) {
         this(decoder, Holds.NONE);
     }
 
-    /** Holds that end when a partition goes quiet: nothing read from it for {@code keepingUp}. */
+    /** Holds that end when the stream goes quiet: nothing read for {@code keepingUp}. */
     public Coalescer(Decoder decoder, Holds holds) {
         this(decoder, holds, tp -> false);
     }
 
     /**
-     * @param moreToRead whether a partition has records not read yet: while it has, it is not quiet, however long
-     *                   since it was last read (the sink paused at its in-flight cap, the consumer busy elsewhere)
+     * @param moreToRead whether a partition has records not read yet: while one has, the stream is not quiet,
+     *                   however long since a record was read (the sink paused at its in-flight cap)
      */
     public Coalescer(Decoder decoder, Holds holds, java.util.function.Predicate<TopicPartition> moreToRead) {
         this.decoder = decoder;
@@ -188,9 +184,8 @@ public final class Coalescer {
         long behind = r.timestamp() >= 0 ? Math.max(0, nowMillis - r.timestamp()) : Long.MAX_VALUE;
         behindMillis = Math.min(behindMillis, behind);
         long hold = holds.nanos(behind);
-        Flow flow = flows.computeIfAbsent(tp, p -> new Flow());
-        flow.lastReadNanos = nowNanos;
-        if (holds.fresh(hold)) flow.lastFreshNanos = nowNanos;
+        lastReadNanos = nowNanos;
+        if (holds.fresh(hold)) lastFreshNanos.put(tp, nowNanos);
         if (r.value() == null) return; // a tombstone carries no bucket: nothing to write, the offset still counts
         EntityBucketJson.Header h;
         try {
@@ -258,24 +253,33 @@ public final class Coalescer {
     }
 
     /**
-     * Whether a partition's stream is behind: updates were read from it within the last {@code keepingUp} and none of
-     * them was fresh (a burst the aggregation works through, a catch-up). More of the backlog is then still to come,
-     * and a late bucket waits the catch-up window rather than its own hold, so a document the drain keeps changing is
-     * written about once per window. A fresh update in the partition (the pipeline caught up, or live updates beside
-     * a backfill), or a partition that goes quiet (nothing read from it for {@code keepingUp}, and nothing more to
-     * read: the last of a backlog, or what a rebalance read again), lets each of its waiting buckets go at its own
-     * hold: an update's lag then at most doubles. A sink that pauses at its in-flight cap, or a consumer that reads
-     * one partition's fetch at a time, leaves a partition unread for seconds in the middle of a drain: that is not
-     * quiet. Per
-     * partition, because a few fresh updates of one entity (a trickle of live events whose input partition has caught
-     * up) say nothing about the documents of the other partitions, which are still being drained.
+     * Whether updates keep coming: a record was read from any partition within the last {@code keepingUp}, or a
+     * partition with waiting buckets has more to read. A sink paused at its in-flight cap reads nothing for seconds in
+     * the middle of a drain; that is not the end of it. Across partitions, because each {@code bucket-updates}
+     * partition is fed by its own aggregation task, and one stream thread works through its tasks' backlogs in turns:
+     * a partition whose task waits its turn for seconds is still being drained.
      */
-    private boolean streamBehind(TopicPartition tp, long nowNanos) {
-        Flow flow = flows.get(tp);
-        if (flow == null || flow.lastReadNanos == Flow.NEVER) return false;
-        long window = holds.keepingUp().toNanos();
-        boolean flowing = nowNanos - flow.lastReadNanos <= window || moreToRead.test(tp);
-        return flowing && (flow.lastFreshNanos == Flow.NEVER || nowNanos - flow.lastFreshNanos > window);
+    private boolean streamFlowing(long nowNanos) {
+        if (lastReadNanos == NEVER) return false;
+        if (nowNanos - lastReadNanos <= holds.keepingUp().toNanos()) return true;
+        for (TopicPartition tp : byPartition.keySet()) if (moreToRead.test(tp)) return true;
+        return false;
+    }
+
+    /**
+     * Whether a partition's stream is behind: updates keep coming ({@link #streamFlowing}) and none read from the
+     * partition within the last {@code keepingUp} was fresh (a burst the aggregation works through, a catch-up). More
+     * of the backlog is then still to come, and a late bucket waits the catch-up window rather than its own hold, so a
+     * document the drain keeps changing is written about once per window. A fresh update in the partition (the
+     * pipeline caught up, or live updates beside a backfill), or a stream that goes quiet (the last of a backlog, or
+     * what a rebalance read again), lets its waiting buckets go at their own hold: an update's lag then at most
+     * doubles. Freshness is the partition's, because a few fresh updates of one entity (a trickle of live events whose
+     * input partition has caught up) say nothing about the documents the other partitions are still draining.
+     */
+    private boolean streamBehind(TopicPartition tp, boolean flowing, long nowNanos) {
+        if (!flowing) return false;
+        Long fresh = lastFreshNanos.get(tp);
+        return fresh == null || nowNanos - fresh > holds.keepingUp().toNanos();
     }
 
     /** Closes with every waiting bucket written. */
@@ -298,9 +302,10 @@ public final class Coalescer {
         Map<TopicPartition, OffsetTracker.Segment> segments = new LinkedHashMap<>();
         lastOffset.forEach((tp, off) -> segments.put(tp, new OffsetTracker.Segment(tp, off + 1)));
         Map<TopicPartition, Boolean> streamBehind = new HashMap<>();
+        boolean flowing = nowNanos != Long.MAX_VALUE && streamFlowing(nowNanos);
         List<Pending> fresh = new ArrayList<>(), behind = new ArrayList<>(), waiting = new ArrayList<>();
         for (Map.Entry<TopicPartition, Map<String, Pending>> partition : byPartition.entrySet()) {
-            boolean partitionBehind = nowNanos != Long.MAX_VALUE && streamBehind(partition.getKey(), nowNanos);
+            boolean partitionBehind = streamBehind(partition.getKey(), flowing, nowNanos);
             streamBehind.put(partition.getKey(), partitionBehind);
             for (Pending p : partition.getValue().values()) {
                 if (nowNanos == Long.MAX_VALUE || p.due(nowNanos, holds, partitionBehind)) (holds.fresh(p.holdNanos) ? fresh : behind).add(p);
@@ -405,7 +410,7 @@ public final class Coalescer {
                 for (Pending p : m.values()) bytes -= ENTRY_BYTES + p.raw.length;
             }
             lastOffset.remove(tp);
-            flows.remove(tp);
+            lastFreshNanos.remove(tp);
             Integer read = readSinceClose.remove(tp);
             if (read != null) records -= read;
         }

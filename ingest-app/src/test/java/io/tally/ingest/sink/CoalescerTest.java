@@ -294,12 +294,12 @@ class CoalescerTest {
         Coalescer.Window w = c.drain(20_000 * MS, Integer.MAX_VALUE);
         assertThat(w.writes()).as("the live one is written, the drained one waits on").extracting(CoalescerTest::id).containsExactly("day");
         assertThat(c.documents()).isEqualTo(1);
-        assertThat(c.drain(25_000 * MS, Integer.MAX_VALUE).writes()).as("partition 0 went quiet for 2 s: its own hold, 15 s")
+        assertThat(c.drain(25_000 * MS, Integer.MAX_VALUE).writes()).as("the stream went quiet for 2 s: its own hold, 15 s")
                 .extracting(CoalescerTest::id).containsExactly("month");
     }
 
     @Test
-    void aPartitionWithMoreToReadIsNotQuietHoweverLongSinceItWasRead() {
+    void aPartitionWithMoreToReadKeepsTheStreamFromGoingQuietHoweverLongSinceARecordWasRead() {
         // The sink paused at its in-flight cap for 5 s in the middle of a drain: nothing read, the backlog still there.
         Coalescer.Holds holds = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15), Duration.ofSeconds(60));
         java.util.Set<TopicPartition> unread = new java.util.HashSet<>(List.of(new TopicPartition("t", 0)));
