@@ -25,7 +25,7 @@ import org.apache.kafka.common.TopicPartition;
  * <p><b>How long a bucket waits.</b> Each bucket has a hold, from how far behind its freshest waiting update was when
  * it was read (the update's record timestamp: when the event it counts was produced): an update that keeps up is
  * written at the next close (the flush window), one that is far behind waits about as long again as it is behind, up
- * to {@code sink.backlog.max-window.ms}, and while its partition's stream is behind, {@code sink.backlog.catch-up-window.ms}
+ * to {@code sink.backlog.max-window.ms}, and while the whole stream is behind, {@code sink.backlog.catch-up-window.ms}
  * ({@link Holds}). The hold is the bucket's, not the window's, so in one stream:
  * <ul>
  *   <li>live updates are written within the freshness target while a backfill's or a backlog's updates keep
@@ -61,7 +61,7 @@ public final class Coalescer {
      * {@code keepingUp}; further behind, as long as it is behind beyond that, at least the flush window and at most
      * {@code backlogMax} (which, at or below the flush window, turns holds off). Continuous at {@code keepingUp}, so an
      * update only a little late is not held: the freshness target's tail stays where it was. Far behind, an update's
-     * lag at most doubles. While its partition's stream is behind a late bucket waits at least {@code catchUp} instead
+     * lag at most doubles. While the whole stream is behind a late bucket waits at least {@code catchUp} instead
      * ({@link #streamBehind}), so draining a backlog writes a busy document about once per {@code catchUp}; beside
      * fresh updates (a backfill beside live) the bound stays {@code backlogMax}, so what the backfill writes is
      * durable within that of its last update.
@@ -70,7 +70,7 @@ public final class Coalescer {
         /** Every update is due at the next close: a coalescer of one window at a time. */
         public static final Holds NONE = new Holds(Duration.ZERO, Duration.ZERO, Duration.ZERO);
 
-        /** While the stream is behind, a late bucket waits the same bound as on its own. */
+        /** While the whole stream is behind, a late bucket waits the same bound as on its own. */
         public Holds(Duration flush, Duration keepingUp, Duration backlogMax) {
             this(flush, keepingUp, backlogMax, backlogMax);
         }
@@ -119,7 +119,7 @@ public final class Coalescer {
             this.holdNanos = holdNanos;
         }
 
-        /** While its partition's stream is behind, a late update waits the catch-up window: more of the backlog is to come. */
+        /** While the whole stream is behind, a late update waits the bound: more of the backlog is still to come. */
         long waitNanos(Holds holds, boolean streamBehind) {
             return streamBehind ? Math.max(holdNanos, holds.catchUp().toNanos()) : holdNanos;
         }
@@ -131,7 +131,6 @@ public final class Coalescer {
 
     private final Decoder decoder;
     private final Holds holds;
-    private final java.util.function.Predicate<TopicPartition> moreToRead;
     private final Map<TopicPartition, Map<String, Pending>> byPartition = new LinkedHashMap<>();
     /** Per partition, the last offset read since the last close and how many records that was. */
     private final Map<TopicPartition, Long> lastOffset = new HashMap<>();
@@ -144,30 +143,20 @@ public final class Coalescer {
     private long openedNanos;
     private long nextDueNanos = Long.MAX_VALUE;
     private long behindMillis = Long.MAX_VALUE;
-    private static final long NEVER = Long.MIN_VALUE;
-    /** When a record was last read from any partition (nanos; NEVER until it happens). */
-    private long lastReadNanos = NEVER;
-    /** Per partition, when a fresh record was last read from it (absent until it happens). */
-    private final Map<TopicPartition, Long> lastFreshNanos = new HashMap<>();
+    /** When a record was last read, and when a fresh one was (nanos; both absent until it happens). */
+    private long lastReadNanos;
+    private long lastFreshNanos;
+    private boolean readAny;
+    private boolean readFresh;
 
     /** Every update due at the next close ({@link Holds#NONE}). */
     public Coalescer(Decoder decoder) {
         this(decoder, Holds.NONE);
     }
 
-    /** Holds that end when the stream goes quiet: nothing read for {@code keepingUp}. */
     public Coalescer(Decoder decoder, Holds holds) {
-        this(decoder, holds, tp -> false);
-    }
-
-    /**
-     * @param moreToRead whether a partition has records not read yet: while one has, the stream is not quiet,
-     *                   however long since a record was read (the sink paused at its in-flight cap)
-     */
-    public Coalescer(Decoder decoder, Holds holds, java.util.function.Predicate<TopicPartition> moreToRead) {
         this.decoder = decoder;
         this.holds = holds;
-        this.moreToRead = moreToRead;
     }
 
     public void add(ConsumerRecord<String, byte[]> r) {
@@ -184,8 +173,12 @@ public final class Coalescer {
         long behind = r.timestamp() >= 0 ? Math.max(0, nowMillis - r.timestamp()) : Long.MAX_VALUE;
         behindMillis = Math.min(behindMillis, behind);
         long hold = holds.nanos(behind);
+        readAny = true;
         lastReadNanos = nowNanos;
-        if (holds.fresh(hold)) lastFreshNanos.put(tp, nowNanos);
+        if (holds.fresh(hold)) {
+            readFresh = true;
+            lastFreshNanos = nowNanos;
+        }
         if (r.value() == null) return; // a tombstone carries no bucket: nothing to write, the offset still counts
         EntityBucketJson.Header h;
         try {
@@ -253,33 +246,16 @@ public final class Coalescer {
     }
 
     /**
-     * Whether updates keep coming: a record was read from any partition within the last {@code keepingUp}, or a
-     * partition with waiting buckets has more to read. A sink paused at its in-flight cap reads nothing for seconds in
-     * the middle of a drain; that is not the end of it. Across partitions, because each {@code bucket-updates}
-     * partition is fed by its own aggregation task, and one stream thread works through its tasks' backlogs in turns:
-     * a partition whose task waits its turn for seconds is still being drained.
+     * Whether the whole stream is behind: updates were read within the last {@code keepingUp} and none of them was
+     * fresh (a burst the aggregation works through, a catch-up). More of the backlog is then still to come, and a late
+     * bucket waits the bound rather than its own hold, so a document the drain keeps changing is written about once per
+     * bound. A fresh update (the pipeline caught up, or live updates beside a backfill), or a stream that goes quiet for
+     * {@code keepingUp} (the last of a backlog, or what a rebalance read again), lets each waiting bucket go at its own
+     * hold: an update's lag then at most doubles.
      */
-    private boolean streamFlowing(long nowNanos) {
-        if (lastReadNanos == NEVER) return false;
-        if (nowNanos - lastReadNanos <= holds.keepingUp().toNanos()) return true;
-        for (TopicPartition tp : byPartition.keySet()) if (moreToRead.test(tp)) return true;
-        return false;
-    }
-
-    /**
-     * Whether a partition's stream is behind: updates keep coming ({@link #streamFlowing}) and none read from the
-     * partition within the last {@code keepingUp} was fresh (a burst the aggregation works through, a catch-up). More
-     * of the backlog is then still to come, and a late bucket waits the catch-up window rather than its own hold, so a
-     * document the drain keeps changing is written about once per window. A fresh update in the partition (the
-     * pipeline caught up, or live updates beside a backfill), or a stream that goes quiet (the last of a backlog, or
-     * what a rebalance read again), lets its waiting buckets go at their own hold: an update's lag then at most
-     * doubles. Freshness is the partition's, because a few fresh updates of one entity (a trickle of live events whose
-     * input partition has caught up) say nothing about the documents the other partitions are still draining.
-     */
-    private boolean streamBehind(TopicPartition tp, boolean flowing, long nowNanos) {
-        if (!flowing) return false;
-        Long fresh = lastFreshNanos.get(tp);
-        return fresh == null || nowNanos - fresh > holds.keepingUp().toNanos();
+    private boolean streamBehind(long nowNanos) {
+        long window = holds.keepingUp().toNanos();
+        return readAny && nowNanos - lastReadNanos <= window && (!readFresh || nowNanos - lastFreshNanos > window);
     }
 
     /** Closes with every waiting bucket written. */
@@ -301,14 +277,11 @@ public final class Coalescer {
     public Window drain(long nowNanos, int keepAtMost, long keepBytes) {
         Map<TopicPartition, OffsetTracker.Segment> segments = new LinkedHashMap<>();
         lastOffset.forEach((tp, off) -> segments.put(tp, new OffsetTracker.Segment(tp, off + 1)));
-        Map<TopicPartition, Boolean> streamBehind = new HashMap<>();
-        boolean flowing = nowNanos != Long.MAX_VALUE && streamFlowing(nowNanos);
+        boolean streamBehind = nowNanos != Long.MAX_VALUE && streamBehind(nowNanos);
         List<Pending> fresh = new ArrayList<>(), behind = new ArrayList<>(), waiting = new ArrayList<>();
-        for (Map.Entry<TopicPartition, Map<String, Pending>> partition : byPartition.entrySet()) {
-            boolean partitionBehind = streamBehind(partition.getKey(), flowing, nowNanos);
-            streamBehind.put(partition.getKey(), partitionBehind);
-            for (Pending p : partition.getValue().values()) {
-                if (nowNanos == Long.MAX_VALUE || p.due(nowNanos, holds, partitionBehind)) (holds.fresh(p.holdNanos) ? fresh : behind).add(p);
+        for (Map<String, Pending> m : byPartition.values()) {
+            for (Pending p : m.values()) {
+                if (nowNanos == Long.MAX_VALUE || p.due(nowNanos, holds, streamBehind)) (holds.fresh(p.holdNanos) ? fresh : behind).add(p);
                 else waiting.add(p);
             }
         }
@@ -335,7 +308,7 @@ public final class Coalescer {
             }
             // Kept past its own hold because the stream is behind: looked at again when the stream may have gone quiet.
             long due = p.firstNanos + p.holdNanos;
-            if (streamBehind.get(p.partition)) due = Math.min(p.firstNanos + p.waitNanos(holds, true), Math.max(due, nowNanos + holds.keepingUp().toNanos()));
+            if (streamBehind) due = Math.min(p.firstNanos + p.waitNanos(holds, true), Math.max(due, nowNanos + holds.keepingUp().toNanos()));
             nextDueNanos = Math.min(nextDueNanos, due);
         }
         Window window = new Window(writes, new ArrayList<>(segments.values()), records);
@@ -410,7 +383,6 @@ public final class Coalescer {
                 for (Pending p : m.values()) bytes -= ENTRY_BYTES + p.raw.length;
             }
             lastOffset.remove(tp);
-            lastFreshNanos.remove(tp);
             Integer read = readSinceClose.remove(tp);
             if (read != null) records -= read;
         }

@@ -101,16 +101,6 @@ public final class KafkaUpdateSource implements UpdateSource {
     }
 
     @Override
-    public boolean moreToRead(TopicPartition partition) {
-        try {
-            java.util.OptionalLong lag = consumer.currentLag(partition);
-            return lag.isPresent() && lag.getAsLong() > 0;
-        } catch (IllegalStateException e) { // no longer assigned
-            return false;
-        }
-    }
-
-    @Override
     public long lag() {
         for (Map.Entry<MetricName, ? extends Metric> e : consumer.metrics().entrySet()) {
             if (e.getKey().name().equals("records-lag-max") && e.getKey().group().equals("consumer-fetch-manager-metrics")

@@ -16,7 +16,7 @@ import java.util.List;
  *
  * @param windowMaxDocuments  distinct documents one write window holds at most (updates of a bucket it holds coalesce freely)
  * @param windowMaxBytes      heap the documents waiting to be written may hold, estimated ({@link Coalescer#bytes})
- * @param catchUpWindow       how long a late bucket waits while its partition's stream is behind
+ * @param catchUpWindow       how long a late bucket waits while the whole stream is behind
  * @param flushWindow         a window is written at the latest this long after its first update
  * @param maxInFlightDocuments documents submitted to Cosmos and not yet durable; at the cap the consumer pauses
  * @param throttleRetriesInSdk 429 retries the SDK makes itself before the sink sees the 429 (0: the sink owns them)
@@ -67,8 +67,8 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                     + "than its own lag. Producers that stamp records with old event times make the sink see a backlog: lower "
                     + "this for them. 0 = the flush window always (and no catch-up window either).");
     public static final Setting<Duration> CATCH_UP_WINDOW = Setting.millis("sink.backlog.catch-up-window.ms", 300_000,
-            "How long a bucket that is behind waits while the stream is behind (updates keep coming from its bucket-updates "
-                    + "partition and none is fresh: a burst the aggregation works through, a catch-up after an outage), so draining "
+            "How long a bucket that is behind waits while the whole stream is behind (updates keep coming and none is fresh: "
+                    + "a burst the aggregation works through, a catch-up after an outage), so draining "
                     + "a backlog writes a document the drain keeps changing about once per this. Beside fresh updates (a "
                     + "backfill beside live) sink.backlog.max-window.ms bounds the wait instead, and once the stream goes quiet or "
                     + "fresh every bucket goes at its own hold. Below sink.backlog.max-window.ms it changes nothing; "

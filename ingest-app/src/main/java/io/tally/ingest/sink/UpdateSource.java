@@ -42,12 +42,6 @@ public interface UpdateSource extends AutoCloseable {
     /** The largest lag over the assigned partitions, records (-1 when unknown). */
     long lag();
 
-    /**
-     * Whether the partition has records this instance has not read yet, as far as the last fetch knows (false when
-     * unknown): a paused or busy sink that has not read a partition for a while is not at its end.
-     */
-    boolean moreToRead(TopicPartition partition);
-
     /** Makes a blocked {@link #poll} return; any thread. */
     void wakeup();
 

@@ -280,34 +280,4 @@ class CoalescerTest {
         c.drain();
         assertThat(c.bytes()).as("nothing waits, nothing is held").isZero();
     }
-
-    @Test
-    void freshUpdatesInOnePartitionDoNotEndTheCatchUpOfAnother() {
-        // A trickle of live updates of one entity (its input partition has caught up) lands in partition 1 while
-        // partition 0 is still draining: partition 0's documents keep waiting the catch-up window.
-        Coalescer.Holds holds = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15), Duration.ofSeconds(60));
-        Coalescer c = new Coalescer(EntityBucketJson::read, holds);
-        for (long t = 0; t <= 20_000; t += 1_000) {
-            c.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
-            c.add(behind("t", 1, t, doc("probe", "day", t + 1), 50), t * MS, CLOCK);
-        }
-        Coalescer.Window w = c.drain(20_000 * MS, Integer.MAX_VALUE);
-        assertThat(w.writes()).as("the live one is written, the drained one waits on").extracting(CoalescerTest::id).containsExactly("day");
-        assertThat(c.documents()).isEqualTo(1);
-        assertThat(c.drain(25_000 * MS, Integer.MAX_VALUE).writes()).as("the stream went quiet for 2 s: its own hold, 15 s")
-                .extracting(CoalescerTest::id).containsExactly("month");
-    }
-
-    @Test
-    void aPartitionWithMoreToReadKeepsTheStreamFromGoingQuietHoweverLongSinceARecordWasRead() {
-        // The sink paused at its in-flight cap for 5 s in the middle of a drain: nothing read, the backlog still there.
-        Coalescer.Holds holds = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15), Duration.ofSeconds(60));
-        java.util.Set<TopicPartition> unread = new java.util.HashSet<>(List.of(new TopicPartition("t", 0)));
-        Coalescer c = new Coalescer(EntityBucketJson::read, holds, unread::contains);
-        for (long t = 0; t <= 15_000; t += 1_000) c.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
-        assertThat(c.drain(20_000 * MS, Integer.MAX_VALUE).writes()).as("5 s unread, more to read: still draining").isEmpty();
-        unread.clear();
-        assertThat(c.drain(20_500 * MS, Integer.MAX_VALUE).writes()).as("read to its end and quiet: its own hold")
-                .extracting(CoalescerTest::id).containsExactly("month");
-    }
 }
