@@ -120,6 +120,11 @@ public final class Coalescer {
         }
 
         /** While the whole stream is behind, a late update waits the bound: more of the backlog is still to come. */
+        /** What it counts against {@code sink.window.max-bytes}. */
+        long heapBytes() {
+            return ENTRY_BYTES + raw.length;
+        }
+
         long waitNanos(Holds holds, boolean streamBehind) {
             return streamBehind ? Math.max(holdNanos, holds.catchUp().toNanos()) : holdNanos;
         }
@@ -196,7 +201,7 @@ public final class Coalescer {
             p.create = r.headers().lastHeader(EntityBucketSerde.CREATED_HEADER) != null;
             m.put(key, p);
             documents++;
-            bytes += ENTRY_BYTES + r.value().length;
+            bytes += p.heapBytes();
         } else {
             existing.coalesced++;
             existing.lastNanos = nowNanos;
@@ -279,19 +284,22 @@ public final class Coalescer {
         lastOffset.forEach((tp, off) -> segments.put(tp, new OffsetTracker.Segment(tp, off + 1)));
         boolean streamBehind = nowNanos != Long.MAX_VALUE && streamBehind(nowNanos);
         List<Pending> fresh = new ArrayList<>(), behind = new ArrayList<>(), waiting = new ArrayList<>();
+        long waitingBytes = 0;
         for (Map<String, Pending> m : byPartition.values()) {
             for (Pending p : m.values()) {
-                if (nowNanos == Long.MAX_VALUE || p.due(nowNanos, holds, streamBehind)) (holds.fresh(p.holdNanos) ? fresh : behind).add(p);
-                else waiting.add(p);
+                if (nowNanos == Long.MAX_VALUE || p.due(nowNanos, holds, streamBehind)) {
+                    (holds.fresh(p.holdNanos) ? fresh : behind).add(p);
+                } else {
+                    waiting.add(p);
+                    waitingBytes += p.heapBytes();
+                }
             }
         }
-        long waitingBytes = 0;
-        for (Pending p : waiting) waitingBytes += ENTRY_BYTES + p.raw.length;
         if (waiting.size() > keepAtMost || waitingBytes > keepBytes) {
             waiting.sort(Comparator.comparingLong(p -> p.lastNanos));
             int cut = Math.max(0, waiting.size() - keepAtMost);
-            for (int i = 0; i < cut; i++) waitingBytes -= ENTRY_BYTES + waiting.get(i).raw.length;
-            while (cut < waiting.size() && waitingBytes > keepBytes) waitingBytes -= ENTRY_BYTES + waiting.get(cut++).raw.length;
+            for (int i = 0; i < cut; i++) waitingBytes -= waiting.get(i).heapBytes();
+            while (cut < waiting.size() && waitingBytes > keepBytes) waitingBytes -= waiting.get(cut++).heapBytes();
             List<Pending> stale = waiting.subList(0, cut);
             behind.addAll(stale);
             stale.clear();
@@ -328,7 +336,7 @@ public final class Coalescer {
             m.remove(p.key);
             if (m.isEmpty()) byPartition.remove(p.partition);
             documents--;
-            bytes -= ENTRY_BYTES + p.raw.length;
+            bytes -= p.heapBytes();
         }
     }
 
@@ -380,7 +388,7 @@ public final class Coalescer {
             Map<String, Pending> m = byPartition.remove(tp);
             if (m != null) {
                 documents -= m.size();
-                for (Pending p : m.values()) bytes -= ENTRY_BYTES + p.raw.length;
+                for (Pending p : m.values()) bytes -= p.heapBytes();
             }
             lastOffset.remove(tp);
             Integer read = readSinceClose.remove(tp);
