@@ -5,6 +5,7 @@ import io.tally.ingest.app.IngestSettings;
 import io.tally.ingest.freshness.FreshnessTarget;
 import io.tally.rules.GradeRules;
 import io.tally.ingest.source.SourceTopics;
+import io.tally.ingest.topology.CommitPace;
 import io.tally.ingest.topology.TallyTopology;
 import io.tally.ingest.topology.TopologySettings;
 import io.tally.loadgen.Loadgen;
@@ -86,8 +87,8 @@ public final class AggregationBench {
             ceiling = run("count-per-key (" + round + ")", kafka, countPerKey(topics, prefix + round + ".counts"),
                     prefix + round + "-ceiling", 6, List.of(prefix + round + ".counts"));
             // 6 input + 6 repartition partitions: both sub-topologies must have caught up.
-            tally = run("tally (" + round + ")", kafka, tallyTopology(roundTopics, registry), prefix + round + "-tally", 12,
-                    List.of(roundTopics.bucketUpdates()), APP_DEFAULTS);
+            tally = run("tally (" + round + ")", kafka, tallyTopology(roundTopics, registry, PACE), prefix + round + "-tally", 12,
+                    List.of(roundTopics.bucketUpdates()), TALLY_DEFAULTS);
             rows.add(ceiling.row(events));
             rows.add(tally.row(events));
             threadRows.add(ceiling.thread().row(ceiling.name(), events));
@@ -99,8 +100,11 @@ public final class AggregationBench {
         List<String> variants = new ArrayList<>();
         if (Boolean.parseBoolean(System.getProperty("bench.variants", "true"))) {
             Map<String, Map<String, Object>> knobs = new java.util.LinkedHashMap<>();
-            knobs.put("commit 1 s (the default before ingest.freshness-target.ms)", with(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000));
-            knobs.put("commit 5 s", with(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 5000));
+            // one interval for keeping up and backlog alike (no commits asked for by the aggregation)
+            knobs.put("one commit interval, 166 ms (before ingest.backlog.commit-interval.ms)",
+                    with(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, INGEST_DEFAULTS.commitInterval().toMillis()));
+            knobs.put("one commit interval, 1 s (the default before ingest.freshness-target.ms)", with(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 1000));
+            knobs.put("one commit interval, 5 s", with(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 5000));
             knobs.put("2 stream threads", with(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2));
             knobs.put("producer batches 16 KB, linger 100 ms (Kafka Streams' defaults)", with(StreamsConfig.producerPrefix("batch.size"),
                     16 * 1024, StreamsConfig.producerPrefix("linger.ms"), 100));
@@ -113,8 +117,9 @@ public final class AggregationBench {
                         prefix + v + ".bucket-updates.dlq");
                 kafka.createTopics(Topics.specs(vt).stream().filter(t -> !t.name().equals(vt.transactions()))
                         .map(t -> TestKafka.topic(t.name(), t.partitions(), t.configs())).toList());
-                Result r = run("tally, " + knob.getKey(), kafka, tallyTopology(vt, registry), prefix + v + "-tally", 12,
-                        List.of(vt.bucketUpdates()), knob.getValue());
+                boolean oneInterval = knob.getKey().startsWith("one commit interval");
+                Result r = run("tally, " + knob.getKey(), kafka, tallyTopology(vt, registry, oneInterval ? CommitPace.NONE : PACE),
+                        prefix + v + "-tally", 12, List.of(vt.bucketUpdates()), knob.getValue());
                 threadRows.add(r.thread().row(r.name(), events));
                 variants.add(r.row(events) + String.format(Locale.ROOT, " %.2f |", r.seconds() > 0 ? tally.seconds() / r.seconds() : 0));
             }
@@ -141,7 +146,8 @@ public final class AggregationBench {
 
                 Machine: %d cores, %d MiB max heap, Java %s, broker %s. Command: see `AggregationBench` javadoc.
                 Input: %,d events from loadgen (Zipf over 100,000 customers, default fractions of duplicates and bad records).
-                Tally runs at ingest-app's defaults (no record cache, commit interval 166 ms, producer batches 256 KB with a 20 ms
+                Tally runs at ingest-app's defaults (no record cache, Kafka Streams' commit interval 3 s with a commit asked for
+                every 166 ms while a task's records keep up (CommitPace: loadgen's backlog is behind), producer batches 256 KB with a 20 ms
                 linger, consumer fetches up to 8 MB per partition); the ceiling at Kafka Streams' own (the last two rows: with
                 ingest-app's fetch size, and with 2 stream threads, for the knob rows below).
 
@@ -209,10 +215,24 @@ public final class AggregationBench {
                 prefix + "rules.bucket-updates.dlq");
         kafka.createTopics(Topics.specs(mt).stream().filter(t -> !t.name().equals(mt.transactions()))
                 .map(t -> TestKafka.topic(t.name(), t.partitions(), t.configs())).toList());
-        Result r = run("tally (warm), " + many.rules().size() + " rules (" + file + ")", kafka, tallyTopology(mt, registry, many),
-                prefix + "rules-tally", 12, List.of(mt.bucketUpdates()), APP_DEFAULTS);
+        // Before the paced commits first (one interval of 166 ms), then at ingest-app's defaults, on the same input.
+        Topics.Names bt = new Topics.Names(topics.transactions(), prefix + "rules-before.transactions.dlq",
+                prefix + "rules-before.bucket-updates", prefix + "rules-before.bucket-updates.dlq");
+        kafka.createTopics(Topics.specs(bt).stream().filter(t -> !t.name().equals(bt.transactions()))
+                .map(t -> TestKafka.topic(t.name(), t.partitions(), t.configs())).toList());
+        Result before = run("tally (warm), " + many.rules().size() + " rules, one commit interval of "
+                        + INGEST_DEFAULTS.commitInterval().toMillis() + " ms", kafka, tallyTopology(bt, registry, many, CommitPace.NONE),
+                prefix + "rules-before-tally", 12, List.of(bt.bucketUpdates()),
+                with(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, INGEST_DEFAULTS.commitInterval().toMillis()));
+        rows.add(before.row(events));
+        threadRows.add(before.thread().row(before.name(), events));
+        Result r = run("tally (warm), " + many.rules().size() + " rules (" + file + ")", kafka, tallyTopology(mt, registry, many, PACE),
+                prefix + "rules-tally", 12, List.of(mt.bucketUpdates()), TALLY_DEFAULTS);
         rows.add(r.row(events));
         threadRows.add(r.thread().row(r.name(), events));
+        System.err.printf("%s: stream thread %.2f µs per grade update against %.2f with one commit interval%n", r.name(),
+                r.thread().cpu() * r.seconds() * 1e6 / GradeUpdateCount.of(kafka, mt.bucketUpdates()),
+                before.thread().cpu() * before.seconds() * 1e6 / GradeUpdateCount.of(kafka, bt.bucketUpdates()));
         long gradeUpdates = GradeUpdateCount.of(kafka, mt.bucketUpdates());
         String perUpdate = String.format(Locale.ROOT, "%,d grade updates (%.2f per event); per grade update: stream thread %.2f µs on a CPU, "
                         + "whole process %.2f µs (broker included), GC %.2f µs, %,.0f bytes allocated by the application's threads",
@@ -248,21 +268,26 @@ public final class AggregationBench {
     private static final Map<String, Object> APP_DEFAULTS = AggregationSettings.STREAMS_DEFAULTS;
     /** ingest-app's settings at their defaults, for what the bench takes over besides the Streams ones. */
     private static final IngestSettings INGEST_DEFAULTS = IngestSettings.load(new String[0], Map.of());
+    /** ingest-app's pace: commits asked for at the fresh interval while keeping up, Kafka Streams' at the backlog one. */
+    private static final CommitPace PACE = INGEST_DEFAULTS.aggregation().topology().commitPace();
+    /** ingest-app's Kafka Streams settings for Tally's runs, its commit interval (the backlog one) included. */
+    private static final Map<String, Object> TALLY_DEFAULTS = with();
 
     private static Map<String, Object> with(Object... keyValues) {
         Map<String, Object> m = new HashMap<>(APP_DEFAULTS);
+        m.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, INGEST_DEFAULTS.streamsCommitInterval().toMillis());
         for (int i = 0; i < keyValues.length; i += 2) m.put((String) keyValues[i], keyValues[i + 1]);
         return m;
     }
 
-    private static Topology tallyTopology(Topics.Names topics, String registry) {
-        return tallyTopology(topics, registry, GradeRules.load(GradeRules.BUILTIN_DEFAULT));
+    private static Topology tallyTopology(Topics.Names topics, String registry, CommitPace pace) {
+        return tallyTopology(topics, registry, GradeRules.load(GradeRules.BUILTIN_DEFAULT), pace);
     }
 
-    private static Topology tallyTopology(Topics.Names topics, String registry, GradeRules rules) {
+    private static Topology tallyTopology(Topics.Names topics, String registry, GradeRules rules, CommitPace pace) {
         StreamsBuilder b = new StreamsBuilder();
         TallyTopology.build(b, topics, new TopologySettings(Duration.ofDays(7), Duration.ofMinutes(5), Duration.ofDays(35),
-                new BigDecimal("1000000000")), rules, SourceTopics.shipped(topics),
+                new BigDecimal("1000000000"), pace), rules, SourceTopics.shipped(topics),
                 TallyTopology.eventDeserializer(new SchemaRegistryClient(
                         RegistryClientSettings.forUrls(registry).withMissingIdCacheTtl(INGEST_DEFAULTS.registryClient().missingIdCacheTtl()))));
         return b.build();

@@ -266,4 +266,30 @@ class EntityBucketJsonTest {
         assertThatThrownBy(() -> read("{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"spilled\":{\"r\":\"x\"}}"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("spilled page count is not a whole number");
     }
+
+    /** The hand-written plain notation against BigDecimal's own, at the edges of its fast path and at random. */
+    @Test
+    void decimalsAreWrittenAsToPlainStringWritesThem() {
+        java.util.List<BigDecimal> values = new java.util.ArrayList<>();
+        for (String v : new String[] {"0", "0.0000", "-0.0001", "5", "-5", "0.5", "120.50", "80.0000", "999999999999999999",
+                "-999999999999999999", "0.999999999999999999", "-0.000000000000000001", "1000000000000000000", "1E+3", "1E-19",
+                "9223372036854775807", "-9223372036854775808", "123456789012345678901234567890.1234"}) {
+            values.add(new BigDecimal(v));
+        }
+        java.util.Random random = new java.util.Random(42);
+        for (int i = 0; i < 20_000; i++) {
+            long unscaled = random.nextLong() >> random.nextInt(64);
+            values.add(BigDecimal.valueOf(unscaled, random.nextInt(22) - 2));
+        }
+        for (BigDecimal v : values) {
+            EntityBucket d = EntityBucket.main("p", TimeUnit.DAY, 1, "2025-11-27T00:00:00Z");
+            d.addGrade("g", new Aggregate(v, 1, v, v), 60);
+            String expected = "\"g\":[1,\"" + v.toPlainString() + "\",\"" + v.toPlainString() + "\",\"" + v.toPlainString() + "\"]";
+            assertThat(json(d)).as("%s (unscaled %s, scale %d)", v, v.unscaledValue(), v.scale()).contains(expected);
+            // plain notation has no negative scale: 1E+3 comes back as 1000, the same number
+            BigDecimal back = EntityBucketJson.decode(EntityBucketJson.write(d)).grades().get("g").sum();
+            if (v.scale() >= 0) assertThat(back).isEqualTo(v);
+            else assertThat(back).isEqualByComparingTo(v);
+        }
+    }
 }

@@ -81,6 +81,11 @@ public record AggregationSettings(String rulesLocation, String sourcesLocation, 
         return topology.maxFutureSkew().plus(rulesWatchInterval).plus(rulesSwitchMargin);
     }
 
+    AggregationSettings withTopology(TopologySettings t) {
+        return new AggregationSettings(rulesLocation, sourcesLocation, t, streamThreads, standbyReplicas, restartBackoff,
+                rulesWatchInterval, rulesSwitchMargin);
+    }
+
     static AggregationSettings from(Config c) {
         return new AggregationSettings(c.get(RULES), c.get(SOURCES),
                 new TopologySettings(c.get(DEDUPE_HORIZON), c.get(MAX_FUTURE_SKEW), c.get(LATE_BOUND), new BigDecimal(c.get(MAX_AMOUNT))),

@@ -194,7 +194,7 @@ public final class IngestApp implements AutoCloseable {
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.STATE_DIR_CONFIG, settings.stateDir().toString());
-        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, settings.commitInterval().toMillis());
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, settings.streamsCommitInterval().toMillis());
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, settings.aggregation().streamThreads());
         p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, settings.aggregation().standbyReplicas());
         p.putAll(AggregationSettings.STREAMS_DEFAULTS);

@@ -5,6 +5,7 @@ import io.tally.config.Setting;
 import io.tally.cosmos.CosmosSettings;
 import io.tally.ingest.freshness.FreshnessTarget;
 import io.tally.ingest.sink.SinkSettings;
+import io.tally.ingest.topology.CommitPace;
 import io.tally.schemas.Topics;
 import io.tally.schemas.serde.RegistryClientSettings;
 import java.nio.file.Path;
@@ -51,12 +52,20 @@ public record IngestSettings(Role role, KafkaClientSettings kafka, RegistryClien
     public static final Setting<String> STATE_DIR = Setting.string("ingest.state-dir", "/tmp/tally-streams",
             "Directory of Kafka Streams state stores. Put it on a persistent disk in production: a lost directory is rebuilt from the changelogs, which takes time.");
     public static final Setting<Duration> COMMIT_INTERVAL = Setting.millis("ingest.commit-interval.ms", 0,
-            "Kafka Streams commit interval: bucket updates are emitted at most once per bucket per interval. 0 (default): a "
-                    + "sixth of ingest.freshness-target.ms.");
+            "Kafka Streams commit interval while the aggregation keeps up: bucket updates are emitted at most once per bucket "
+                    + "per interval. 0 (default): a sixth of ingest.freshness-target.ms.");
+    public static final Setting<Duration> BACKLOG_COMMIT_INTERVAL = Setting.millis("ingest.backlog.commit-interval.ms", 3000,
+            "Kafka Streams commit interval while the aggregation is behind (the newest record a task took since its last "
+                    + "commit is older than twice ingest.freshness-target.ms, by its Kafka timestamp): a busy bucket is emitted once "
+                    + "per interval instead of once per ingest.commit-interval.ms, so a backlog costs the stream thread, the broker "
+                    + "and the sink that many fewer copies of it. At or below ingest.commit-interval.ms: one interval for both. Keep "
+                    + "it well under the producer's transaction.timeout.ms (10 s under exactly-once): a transaction stays open for "
+                    + "about this long plus its commit.")
+            .validate(d -> d.toMillis() < 10_000, "must be < 10000 (the transaction timeout)");
 
     public static List<Setting<?>> all() {
         List<Setting<?>> all = new ArrayList<>(List.of(ROLE, BOOTSTRAP, REGISTRY, RegistryClientSettings.USER_INFO, MISSING_ID_TTL, TOPIC_PREFIX, CREATE_TOPICS, TOPICS_TIMEOUT, APP_ID, STATE_DIR,
-                FreshnessTarget.TARGET, COMMIT_INTERVAL));
+                FreshnessTarget.TARGET, COMMIT_INTERVAL, BACKLOG_COMMIT_INTERVAL));
         all.addAll(SinkSettings.ALL);
         all.addAll(AggregationSettings.ALL);
         all.addAll(CosmosSettings.ALL);
@@ -67,15 +76,27 @@ public record IngestSettings(Role role, KafkaClientSettings kafka, RegistryClien
         Config c = Config.load(all(), List.of(KafkaClientSettings.PREFIX), args, env);
         FreshnessTarget freshness = FreshnessTarget.from(c);
         Duration commitInterval = c.get(COMMIT_INTERVAL).isZero() ? freshness.commitInterval() : c.get(COMMIT_INTERVAL);
+        CommitPace pace = CommitPace.of(commitInterval, c.get(BACKLOG_COMMIT_INTERVAL), freshness.target().multipliedBy(2));
+        AggregationSettings aggregation = AggregationSettings.from(c);
         return new IngestSettings(Role.valueOf(c.get(ROLE).toUpperCase(java.util.Locale.ROOT)),
                 KafkaClientSettings.from(c, c.get(BOOTSTRAP)),
                 RegistryClientSettings.forUrls(c.get(REGISTRY), c.get(RegistryClientSettings.USER_INFO)).withMissingIdCacheTtl(c.get(MISSING_ID_TTL)),
                 c.get(APP_ID), Path.of(c.get(STATE_DIR)),
-                commitInterval, SinkSettings.from(c, freshness), CosmosSettings.from(c), AggregationSettings.from(c),
+                commitInterval, SinkSettings.from(c, freshness), CosmosSettings.from(c),
+                aggregation.withTopology(aggregation.topology().withCommitPace(pace)),
                 Topics.Names.withPrefix(c.get(TOPIC_PREFIX)), c.get(CREATE_TOPICS), c.get(TOPICS_TIMEOUT));
     }
 
     public String bootstrapServers() { return kafka.bootstrapServers(); }
+
+    /**
+     * Kafka Streams' own commit interval: the backlog interval when the aggregation paces its commits (it asks for one
+     * every {@link #commitInterval()} while it keeps up), else {@link #commitInterval()}.
+     */
+    public Duration streamsCommitInterval() {
+        CommitPace pace = aggregation.topology().commitPace();
+        return pace.paced() ? pace.backlogInterval() : commitInterval;
+    }
 
     public boolean runsAggregation() { return role != Role.SINK; }
 

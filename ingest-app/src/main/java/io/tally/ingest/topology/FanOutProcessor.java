@@ -26,11 +26,13 @@ final class FanOutProcessor implements Processor<byte[], SourceEvent, String, En
     private final FanOut fanOut;
     private final String commitHookStore;
     private final PendingDeltas pending = new PendingDeltas();
+    private final CommitPace.Task pace;
     private ProcessorContext<String, EntityDeltas> context;
     private boolean combine;
 
-    FanOutProcessor(FanOut fanOut, String commitHookStore) {
+    FanOutProcessor(FanOut fanOut, String commitHookStore, CommitPace pace) {
         this.fanOut = fanOut;
+        this.pace = new CommitPace.Task(pace);
         this.commitHookStore = commitHookStore;
     }
 
@@ -43,11 +45,16 @@ final class FanOutProcessor implements Processor<byte[], SourceEvent, String, En
         pending.discard();
         CommitHook hook = context.getStateStore(commitHookStore);
         // Outside Kafka Streams' own runtime there is no commit to hang on: forward each event's deltas at once.
-        this.combine = hook.install(context, this::forwardPending);
+        this.combine = hook.install(context, () -> {
+            pace.committed();
+            forwardPending();
+        });
+        if (combine) pace.install(context);
     }
 
     @Override
     public void process(Record<byte[], SourceEvent> record) {
+        pace.processed(record.timestamp(), context.currentSystemTimeMs());
         for (EntityDeltas d : fanOut.deltas(record.value(), record.timestamp())) {
             if (combine) pending.add(d, record.timestamp());
             else context.forward(new Record<>(d.pk(), d, record.timestamp()));

@@ -100,10 +100,10 @@ public final class TallyTopology {
         decoded.filter((k, d) -> !d.isRejected(), Named.as("accepted"))
                 .mapValues(Decoded::event, Named.as("event"))
                 .process(() -> new DedupeProcessor(DEDUPE_STORE, dedupe), Named.as(DEDUPE), DEDUPE_STORE)
-                .process(() -> new FanOutProcessor(new FanOut(rules, fields, counted, CountedGrades.Side.LIVE), FAN_OUT_COMMIT_HOOK), Named.as(FAN_OUT), FAN_OUT_COMMIT_HOOK)
+                .process(() -> new FanOutProcessor(new FanOut(rules, fields, counted, CountedGrades.Side.LIVE), FAN_OUT_COMMIT_HOOK, settings.commitPace()), Named.as(FAN_OUT), FAN_OUT_COMMIT_HOOK)
                 .repartition(Repartitioned.<String, EntityDeltas>as(REPARTITION)
                         .withKeySerde(Serdes.String()).withValueSerde(EntityDeltasSerde.serde()).withStreamPartitioner(byPartitionKey.forDeltas()))
-                .process(() -> new BucketAggregator(BUCKET_STORE, AGGREGATE_COMMIT_HOOK, ttls, counted), Named.as(AGGREGATE), BUCKET_STORE, AGGREGATE_COMMIT_HOOK)
+                .process(() -> new BucketAggregator(BUCKET_STORE, AGGREGATE_COMMIT_HOOK, ttls, counted, settings.commitPace()), Named.as(AGGREGATE), BUCKET_STORE, AGGREGATE_COMMIT_HOOK)
                 .to(topics.bucketUpdates(), Produced.with(Serdes.String(), EntityBucketSerde.serde())
                         .withStreamPartitioner(byPartitionKey).withName(SINK));
     }
@@ -133,7 +133,9 @@ public final class TallyTopology {
                 .filter((k, d) -> !d.isRejected(), Named.as("accepted"))
                 .mapValues(Decoded::event, Named.as("event"))
                 .process(() -> new DedupeProcessor(DEDUPE_STORE, dedupe), Named.as(DEDUPE), DEDUPE_STORE)
-                .process(() -> new FanOutProcessor(new FanOut(rules, fields, counted, CountedGrades.Side.HISTORY), FAN_OUT_COMMIT_HOOK),
+                .process(() -> new FanOutProcessor(new FanOut(rules, fields, counted, CountedGrades.Side.HISTORY), FAN_OUT_COMMIT_HOOK,
+                                // all history: nobody waits on each second of it, Kafka Streams' (long) interval alone
+                                CommitPace.NONE),
                         Named.as(FAN_OUT), FAN_OUT_COMMIT_HOOK)
                 .peek((pk, d) -> end.sent(d.deltas().size()), Named.as("count-history"))
                 .to(repartitionTopic(liveApplicationId), Produced.with(Serdes.String(), EntityDeltasSerde.serde())

@@ -22,6 +22,22 @@ class IngestSettingsTest {
     }
 
     @Test
+    void kafkaStreamsCommitsAtTheBacklogIntervalAndTheAggregationAsksForTheFreshOneWhileItKeepsUp() {
+        IngestSettings defaults = IngestSettings.load(new String[0], Map.of());
+        assertThat(defaults.streamsCommitInterval()).isEqualTo(Duration.ofSeconds(3));
+        io.tally.ingest.topology.CommitPace pace = defaults.aggregation().topology().commitPace();
+        assertThat(pace.freshInterval()).isEqualTo(Duration.ofMillis(166));
+        assertThat(pace.behindAfter()).as("twice the freshness target, as the sink's late buckets").isEqualTo(Duration.ofSeconds(2));
+
+        IngestSettings onePace = IngestSettings.load(new String[] {"--ingest.backlog.commit-interval.ms=0"}, Map.of());
+        assertThat(onePace.aggregation().topology().commitPace().paced()).isFalse();
+        assertThat(onePace.streamsCommitInterval()).isEqualTo(Duration.ofMillis(166));
+
+        assertThatThrownBy(() -> IngestSettings.load(new String[] {"--ingest.backlog.commit-interval.ms=10000"}, Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ingest.backlog.commit-interval.ms");
+    }
+
+    @Test
     void anIntervalSetItselfWinsOverTheTarget() {
         IngestSettings s = IngestSettings.load(new String[] {"--ingest.freshness-target.ms=5000", "--ingest.commit-interval.ms=200",
                 "--sink.flush-window.ms=300"}, Map.of());

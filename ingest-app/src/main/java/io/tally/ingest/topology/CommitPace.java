@@ -1,0 +1,88 @@
+package io.tally.ingest.topology;
+
+import java.time.Duration;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+
+/**
+ * How often stages 3 and 5 commit: Kafka Streams' commit interval is the long one ({@code
+ * ingest.backlog.commit-interval.ms}), and while the records a task takes keep up, the task asks for a commit every
+ * {@code freshInterval} (the freshness target's commit interval). Each commit emits every bucket changed since the
+ * last one, whole: while a backlog drains, nobody waits on each second, and a busy document emitted once per three
+ * seconds instead of six times a second is encoded, sent, stored, parsed by the sink and collected that many times
+ * fewer (./tally bench aggregation at 51 rules). Exactly-once is untouched: what a task holds still goes out inside
+ * the transaction that commits its input.
+ *
+ * <p>"Keep up" is judged by record timestamps, as the sink judges a late bucket: the newest record a task processed
+ * since its last commit is at most {@code behindAfter} (twice the freshness target) old. Producers that stamp records
+ * with event times far in the past make every record look late, and the aggregation then commits at the long interval.
+ * A task that took records since its last commit asks for a commit too, whatever their age, once its stream thread has
+ * processed nothing for a fresh interval: the end of a backlog, which the next stage (reading the repartition topic
+ * read-committed) would otherwise wait the rest of the long interval for. The thread, not the task: a thread serves its
+ * tasks in turns, so one task alone often waits a while mid-drain.
+ *
+ * @param freshInterval   the commit interval while keeping up; zero for no pace (Kafka Streams' interval alone)
+ * @param backlogInterval the commit interval while behind: Kafka Streams' own, when paced
+ * @param behindAfter     how old the newest record may be for the task to count as keeping up
+ */
+public record CommitPace(Duration freshInterval, Duration backlogInterval, Duration behindAfter) {
+    /** No commits asked for: Kafka Streams' commit interval alone (tests, the backfill's history). */
+    public static final CommitPace NONE = new CommitPace(Duration.ZERO, Duration.ZERO, Duration.ZERO);
+
+    /** Paced when the backlog interval is the longer one; else one interval for both, Kafka Streams' own. */
+    public static CommitPace of(Duration freshInterval, Duration backlogInterval, Duration behindAfter) {
+        return backlogInterval.compareTo(freshInterval) > 0 ? new CommitPace(freshInterval, backlogInterval, behindAfter) : NONE;
+    }
+
+    public boolean paced() {
+        return !freshInterval.isZero();
+    }
+
+    /** When the current stream thread last processed a record (wall clock), shared by its tasks. */
+    private static final ThreadLocal<long[]> THREAD_LAST_PROCESSED = ThreadLocal.withInitial(() -> new long[1]);
+
+    /** One task's view: the newest record it processed since its last commit. */
+    static final class Task {
+        private final CommitPace pace;
+        private long newest = Long.MIN_VALUE;
+        /** Its thread's last record; a task runs on the thread that initialised it (read once there, not per record). */
+        private long[] threadLastProcessed = new long[1];
+
+        Task(CommitPace pace) {
+            this.pace = pace;
+        }
+
+        /** As a task on the thread whose last record {@code threadLastProcessed} holds (what install finds). */
+        Task(CommitPace pace, long[] threadLastProcessed) {
+            this.pace = pace;
+            this.threadLastProcessed = threadLastProcessed;
+        }
+
+        /** Asks for a commit at the fresh interval while this task keeps up. Call from the processor's init. */
+        void install(ProcessorContext<?, ?> context) {
+            newest = Long.MIN_VALUE;
+            if (!pace.paced()) return;
+            threadLastProcessed = THREAD_LAST_PROCESSED.get();
+            context.schedule(pace.freshInterval, PunctuationType.WALL_CLOCK_TIME, now -> {
+                if (wantsCommit(now)) context.commit();
+            });
+        }
+
+        /** A record was processed at {@code nowMs} (wall clock). */
+        void processed(long recordTimestamp, long nowMs) {
+            if (recordTimestamp > newest) newest = recordTimestamp;
+            threadLastProcessed[0] = nowMs;
+        }
+
+        /** At the start of a commit. */
+        void committed() {
+            newest = Long.MIN_VALUE;
+        }
+
+        /** Something to commit, and either it keeps up or its thread took no record for a fresh interval. */
+        boolean wantsCommit(long nowMs) {
+            if (newest == Long.MIN_VALUE) return false;
+            return nowMs - newest <= pace.behindAfter.toMillis() || nowMs - threadLastProcessed[0] >= pace.freshInterval.toMillis();
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.tally.ingest.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class CommitPaceTest {
+    private static final CommitPace PACE = CommitPace.of(Duration.ofMillis(166), Duration.ofSeconds(3), Duration.ofSeconds(2));
+
+    @Test
+    void pacedOnlyWhenTheBacklogIntervalIsTheLongerOne() {
+        assertThat(PACE.paced()).isTrue();
+        assertThat(CommitPace.of(Duration.ofMillis(166), Duration.ofMillis(166), Duration.ofSeconds(2))).isEqualTo(CommitPace.NONE);
+        assertThat(CommitPace.of(Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(2)).paced()).isFalse();
+    }
+
+    @Test
+    void asksForACommitWhileItsRecordsKeepUp() {
+        CommitPace.Task task = new CommitPace.Task(PACE);
+        long now = 1_000_000;
+        assertThat(task.wantsCommit(now)).as("nothing processed since the last commit").isFalse();
+        task.processed(now - 300, now);
+        assertThat(task.wantsCommit(now + 10)).isTrue();
+        task.committed();
+        assertThat(task.wantsCommit(now + 20)).as("committed, nothing new").isFalse();
+    }
+
+    @Test
+    void waitsForTheLongIntervalWhileRecordsKeepComingLate() {
+        CommitPace.Task task = new CommitPace.Task(PACE);
+        long now = 1_000_000;
+        task.processed(now - 60_000, now);
+        task.processed(now - 2_001, now + 100); // the newest is just past twice the target
+        assertThat(task.wantsCommit(now + 100)).isFalse();
+        assertThat(task.wantsCommit(now + 265)).as("a record came within the fresh interval").isFalse();
+    }
+
+    @Test
+    void asksForACommitAtTheEndOfABacklog() {
+        CommitPace.Task task = new CommitPace.Task(PACE);
+        long now = 1_000_000;
+        task.processed(now - 60_000, now);
+        assertThat(task.wantsCommit(now + 165)).isFalse();
+        assertThat(task.wantsCommit(now + 166)).as("no record for a fresh interval: the next stage waits on this commit").isTrue();
+    }
+
+    @Test
+    void oneLateRecordAmongFreshOnesStillKeepsUp() {
+        CommitPace.Task task = new CommitPace.Task(PACE);
+        long now = 1_000_000;
+        task.processed(now - 200, now);
+        task.processed(now - 90_000, now); // a straggler: the newest decides
+        assertThat(task.wantsCommit(now + 1)).isTrue();
+    }
+
+    @Test
+    void aTaskWaitingItsTurnMidDrainDoesNotCommitWhileItsThreadIsBusy() {
+        long[] thread = new long[1];
+        CommitPace.Task waiting = new CommitPace.Task(PACE, thread), busy = new CommitPace.Task(PACE, thread);
+        long now = 1_000_000;
+        waiting.processed(now - 60_000, now);
+        busy.processed(now - 59_000, now + 300);
+        assertThat(waiting.wantsCommit(now + 400)).as("its thread took a record 100 ms ago").isFalse();
+        assertThat(waiting.wantsCommit(now + 466)).as("the thread has been idle for a fresh interval").isTrue();
+    }
+}
