@@ -54,18 +54,10 @@ public record IngestSettings(Role role, KafkaClientSettings kafka, RegistryClien
     public static final Setting<Duration> COMMIT_INTERVAL = Setting.millis("ingest.commit-interval.ms", 0,
             "Kafka Streams commit interval while the aggregation keeps up: bucket updates are emitted at most once per bucket "
                     + "per interval. 0 (default): a sixth of ingest.freshness-target.ms.");
-    public static final Setting<Duration> BACKLOG_COMMIT_INTERVAL = Setting.millis("ingest.backlog.commit-interval.ms", 3000,
-            "Kafka Streams commit interval while the aggregation is behind (the newest record a task took since its last "
-                    + "commit is older than twice ingest.freshness-target.ms, by its Kafka timestamp): a busy bucket is emitted once "
-                    + "per interval instead of once per ingest.commit-interval.ms, so a backlog costs the stream thread, the broker "
-                    + "and the sink that many fewer copies of it. At or below ingest.commit-interval.ms: one interval for both. Keep "
-                    + "it well under the producer's transaction.timeout.ms (10 s under exactly-once): a transaction stays open for "
-                    + "about this long plus its commit.")
-            .validate(d -> d.toMillis() < 10_000, "must be < 10000 (the transaction timeout)");
 
     public static List<Setting<?>> all() {
         List<Setting<?>> all = new ArrayList<>(List.of(ROLE, BOOTSTRAP, REGISTRY, RegistryClientSettings.USER_INFO, MISSING_ID_TTL, TOPIC_PREFIX, CREATE_TOPICS, TOPICS_TIMEOUT, APP_ID, STATE_DIR,
-                FreshnessTarget.TARGET, COMMIT_INTERVAL, BACKLOG_COMMIT_INTERVAL));
+                FreshnessTarget.TARGET, COMMIT_INTERVAL, FreshnessTarget.BACKLOG_COMMIT_INTERVAL));
         all.addAll(SinkSettings.ALL);
         all.addAll(AggregationSettings.ALL);
         all.addAll(CosmosSettings.ALL);
@@ -76,7 +68,7 @@ public record IngestSettings(Role role, KafkaClientSettings kafka, RegistryClien
         Config c = Config.load(all(), List.of(KafkaClientSettings.PREFIX), args, env);
         FreshnessTarget freshness = FreshnessTarget.from(c);
         Duration commitInterval = c.get(COMMIT_INTERVAL).isZero() ? freshness.commitInterval() : c.get(COMMIT_INTERVAL);
-        CommitPace pace = CommitPace.of(commitInterval, c.get(BACKLOG_COMMIT_INTERVAL), freshness.target().multipliedBy(2));
+        CommitPace pace = CommitPace.of(commitInterval, freshness.backlogCommitInterval(), freshness.target().multipliedBy(2));
         AggregationSettings aggregation = AggregationSettings.from(c);
         return new IngestSettings(Role.valueOf(c.get(ROLE).toUpperCase(java.util.Locale.ROOT)),
                 KafkaClientSettings.from(c, c.get(BOOTSTRAP)),

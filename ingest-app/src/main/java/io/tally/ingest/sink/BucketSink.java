@@ -153,7 +153,8 @@ public final class BucketSink implements Runnable, AutoCloseable {
      */
     static Coalescer.Holds holds(SinkSettings settings) {
         Duration keepingUp = settings.flushWindow().multipliedBy(5);
-        return new Coalescer.Holds(settings.flushWindow(), keepingUp, settings.backlogMaxWindow(), settings.catchUpWindow());
+        return new Coalescer.Holds(settings.flushWindow(), keepingUp, settings.backlogMaxWindow(), settings.catchUpWindow(),
+                keepingUp.plus(settings.upstreamPause()));
     }
 
     /**

@@ -64,15 +64,21 @@ public final class Coalescer {
      * lag at most doubles. While the whole stream is behind a late bucket waits at least {@code catchUp} instead
      * ({@link #streamBehind}), so draining a backlog writes a busy document about once per {@code catchUp}; beside
      * fresh updates (a backfill beside live) the bound stays {@code backlogMax}, so what the backfill writes is
-     * durable within that of its last update.
+     * durable within that of its last update. A stream that sends nothing for {@code quiet} has gone quiet (the end of a
+     * backlog, not a pause between the aggregation's commits).
      */
-    public record Holds(Duration flush, Duration keepingUp, Duration backlogMax, Duration catchUp) {
+    public record Holds(Duration flush, Duration keepingUp, Duration backlogMax, Duration catchUp, Duration quiet) {
         /** Every update is due at the next close: a coalescer of one window at a time. */
         public static final Holds NONE = new Holds(Duration.ZERO, Duration.ZERO, Duration.ZERO);
 
         /** While the whole stream is behind, a late bucket waits the same bound as on its own. */
         public Holds(Duration flush, Duration keepingUp, Duration backlogMax) {
             this(flush, keepingUp, backlogMax, backlogMax);
+        }
+
+        /** A stream that pauses for {@code keepingUp} has gone quiet. */
+        public Holds(Duration flush, Duration keepingUp, Duration backlogMax, Duration catchUp) {
+            this(flush, keepingUp, backlogMax, catchUp, keepingUp);
         }
 
         public long nanos(long behindMillis) {
@@ -251,16 +257,17 @@ public final class Coalescer {
     }
 
     /**
-     * Whether the whole stream is behind: updates were read within the last {@code keepingUp} and none of them was
-     * fresh (a burst the aggregation works through, a catch-up). More of the backlog is then still to come, and a late
-     * bucket waits the bound rather than its own hold, so a document the drain keeps changing is written about once per
-     * bound. A fresh update (the pipeline caught up, or live updates beside a backfill), or a stream that goes quiet for
-     * {@code keepingUp} (the last of a backlog, or what a rebalance read again), lets each waiting bucket go at its own
-     * hold: an update's lag then at most doubles.
+     * Whether the whole stream is behind: updates were read within the last {@code quiet} and none was fresh within the
+     * last {@code keepingUp} (a burst the aggregation works through, a catch-up). More of the backlog is then still to
+     * come, and a late bucket waits the bound rather than its own hold, so a document the drain keeps changing is
+     * written about once per bound. A fresh update (the pipeline caught up, or live updates beside a backfill), or a
+     * stream that goes quiet for {@code quiet} (the last of a backlog, or what a rebalance read again), lets each waiting
+     * bucket go at its own hold: an update's lag then at most doubles. {@code quiet} spans the aggregation's pauses
+     * while it drains a backlog (it commits, and so emits, every few seconds then: CommitPace), which are not the end.
      */
     private boolean streamBehind(long nowNanos) {
         long window = holds.keepingUp().toNanos();
-        return readAny && nowNanos - lastReadNanos <= window && (!readFresh || nowNanos - lastFreshNanos > window);
+        return readAny && nowNanos - lastReadNanos <= holds.quiet().toNanos() && (!readFresh || nowNanos - lastFreshNanos > window);
     }
 
     /** Closes with every waiting bucket written. */
@@ -316,7 +323,7 @@ public final class Coalescer {
             }
             // Kept past its own hold because the stream is behind: looked at again when the stream may have gone quiet.
             long due = p.firstNanos + p.holdNanos;
-            if (streamBehind) due = Math.min(p.firstNanos + p.waitNanos(holds, true), Math.max(due, nowNanos + holds.keepingUp().toNanos()));
+            if (streamBehind) due = Math.min(p.firstNanos + p.waitNanos(holds, true), Math.max(due, nowNanos + holds.quiet().toNanos()));
             nextDueNanos = Math.min(nextDueNanos, due);
         }
         Window window = new Window(writes, new ArrayList<>(segments.values()), records);

@@ -18,6 +18,9 @@ import java.util.List;
  * @param windowMaxBytes      heap the documents waiting to be written may hold, estimated ({@link Coalescer#bytes})
  * @param catchUpWindow       how long a late bucket waits while the whole stream is behind
  * @param flushWindow         a window is written at the latest this long after its first update
+ * @param upstreamPause       how long the aggregation's output may pause while it drains a backlog
+ *                            ({@link FreshnessTarget#backlogPause()}): no update for longer than that (and the freshness
+ *                            margin) is a stream gone quiet
  * @param maxInFlightDocuments documents submitted to Cosmos and not yet durable; at the cap the consumer pauses
  * @param throttleRetriesInSdk 429 retries the SDK makes itself before the sink sees the 429 (0: the sink owns them)
  * @param targetRate          documents per second the concurrency limit is sized for (Little's law, {@link LittleSizer})
@@ -31,7 +34,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                            int concurrencyInitial, int concurrencyMin, int concurrencyMax, int targetRate,
                            int retryMaxAttempts, Duration retryInitialBackoff, Duration retryMaxBackoff, Duration retryMaxElapsed,
                            int ruBudget, int throttleRetriesInSdk, int metricsPort,
-                           boolean pacing, int pacingMinRate, String fleetBudgetControlContainer) {
+                           boolean pacing, int pacingMinRate, String fleetBudgetControlContainer, Duration upstreamPause) {
 
     public static final Setting<String> GROUP_ID = Setting.string("sink.group-id", "tally-sink",
             "Consumer group of the Cosmos sink.");
@@ -187,7 +190,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                 c.get(MICRO_BATCH), c.get(MICRO_BATCH_CONCURRENCY), c.get(CONCURRENCY_INITIAL), c.get(CONCURRENCY_MIN),
                 c.get(CONCURRENCY_MAX), c.get(TARGET_RATE), c.get(RETRY_ATTEMPTS), c.get(RETRY_INITIAL), c.get(RETRY_MAX), c.get(RETRY_ELAPSED),
                 c.get(RU_BUDGET), c.get(SDK_THROTTLE_RETRIES), c.get(METRICS_PORT),
-                c.get(PACING), c.get(PACING_MIN_RATE), c.get(FLEET_BUDGET).trim());
+                c.get(PACING), c.get(PACING_MIN_RATE), c.get(FLEET_BUDGET).trim(), freshness.backlogPause());
     }
 
     /** The defaults, for tests and tools. */

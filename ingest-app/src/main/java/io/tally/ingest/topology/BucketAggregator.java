@@ -29,21 +29,13 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
 final class BucketAggregator implements Processor<String, EntityDeltas, String, EntityBucket>, EntityBucketMath.Documents {
     /**
      * Changed documents held per task before they are written and emitted without waiting for the commit. An
-     * entity bucket of the default rules is ~0.5-1 KB as objects (36 rules of one entity: ~5 KB), so 20,000 is
-     * ~20 MB per task, ~100 MB with the many-rules file. One commit interval (1 s) at 20,000 events/s touches
-     * at most ~40,000 documents over 6 tasks (1.3-2.9 entity buckets an event), far fewer with Zipf keys.
-     * The bound also caps the work of one commit: each held document is encoded twice (store, output).
+     * entity bucket of the default rules is ~0.5-1 KB as objects, of the many-rules files ~5 KB and more (an hour
+     * holding its minutes), so 5,000 is up to ~25 MB per task at many rules. At the backlog pace (CommitPace: a commit
+     * every 3 s) the tasks reach it at about 2,000 events/s over six of them at 51 rules (4-5 changed documents an
+     * event), about 9,000 at the default rules (1.1); above that they emit sooner than the commit, always safe. The
+     * bound also caps the work of one commit.
      */
-    static final int MAX_CHANGED = 20_000;
-    /**
-     * Documents kept as objects after they were written, per task, for the next change to start from without reading the
-     * store: a document changed in one commit interval is likely to change in the next (a busy customer, a day bucket),
-     * and reading it back is a RocksDB get and a JSON decode of the whole document. At 51 rules and one commit interval
-     * of 166 ms the stream thread spent 0.88x the CPU per grade update with it (./tally bench aggregation, one run each,
-     * load 2); at the backlog pace (CommitPace) it made no difference. 2,000 documents of the many-rules file are ~10 MB
-     * per task.
-     */
-    static final int MAX_WRITTEN = 2_000;
+    static final int MAX_CHANGED = 5_000;
     private static final byte[] CREATED = {1};
 
     private final String storeName;
@@ -54,17 +46,6 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
     private final CommitPace.Task pace;
     /** Documents changed since the last write, in the order first changed; one lookup per delta, updated in place. */
     private final Map<String, Changed> changed = new LinkedHashMap<>();
-    /**
-     * Documents as last written to the store (the same objects, unchanged since), the least recently written first. A
-     * document is either here or in {@link #changed}, never both: every change goes through {@link #changing}, which
-     * takes it out, so what is here is what the store holds.
-     */
-    private final Map<String, Written> written = new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Written> eldest) {
-            return size() > MAX_WRITTEN;
-        }
-    };
     private ProcessorContext<String, EntityBucket> context;
     private TimestampedKeyValueStore<String, EntityBucket> buckets;
     private boolean holdUntilCommit;
@@ -90,9 +71,6 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
         }
     }
 
-    /** A document as the store holds it, with the timestamp stored beside it. */
-    private record Written(EntityBucket value, long timestamp) {}
-
     BucketAggregator(String storeName, String commitHookStore, EntityBucketMath.RuleTtls ttls, CountedGrades counted, CommitPace pace) {
         this.ttls = ttls;
         this.pace = new CommitPace.Task(pace);
@@ -108,7 +86,6 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
         // (a corrupted task is closed dirty and revived; its input is read again from the last commit). The store
         // holds what was committed, so they go.
         changed.clear();
-        written.clear();
         this.buckets = context.getStateStore(storeName);
         CommitHook hook = context.getStateStore(commitHookStore);
         // Outside Kafka Streams' own runtime there is no commit to hang on: write and emit every change at once.
@@ -140,8 +117,7 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
     public EntityBucket changing(String key, Supplier<EntityBucket> create) {
         Changed doc = changed.get(key);
         if (doc == null) {
-            Written last = written.remove(key);
-            ValueAndTimestamp<EntityBucket> stored = last != null ? ValueAndTimestamp.make(last.value, last.timestamp) : buckets.get(key);
+            ValueAndTimestamp<EntityBucket> stored = buckets.get(key);
             if (stored == null) {
                 doc = new Changed(create.get(), recordTimestamp, Long.MIN_VALUE, true);
                 if (counted.generation() > 0) doc.value.restart(counted.verFloor(), null);
@@ -161,8 +137,6 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
     public EntityBucket peek(String key) {
         Changed doc = changed.get(key);
         if (doc != null) return doc.value;
-        Written last = written.get(key);
-        if (last != null) return last.value;
         ValueAndTimestamp<EntityBucket> stored = buckets.get(key);
         return stored == null ? null : stored.value();
     }
@@ -173,9 +147,7 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
         for (Map.Entry<String, Changed> e : changed.entrySet()) {
             Changed doc = e.getValue();
             doc.value.stamp(now);
-            long stored = Math.max(doc.timestamp, doc.storedTimestamp);
-            buckets.put(e.getKey(), ValueAndTimestamp.make(doc.value, stored));
-            written.put(e.getKey(), new Written(doc.value, stored));
+            buckets.put(e.getKey(), ValueAndTimestamp.make(doc.value, Math.max(doc.timestamp, doc.storedTimestamp)));
             RecordHeaders headers = new RecordHeaders();
             if (doc.created) headers.add(EntityBucketSerde.CREATED_HEADER, CREATED);
             // Encoded by the sink node before forward returns, so the later changes to the object do not reach it.

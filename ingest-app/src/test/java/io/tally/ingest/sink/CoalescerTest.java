@@ -265,6 +265,30 @@ class CoalescerTest {
     }
 
     @Test
+    void theAggregationsPausesBetweenBacklogCommitsAreNotTheEndOfTheStream() {
+        // Updates come in bursts 4.5 s apart (a 3 s commit interval, then the commit), behind all of them. With quiet at
+        // twice the target alone, each pause ends the catch-up; with the pause counted, the drain keeps waiting.
+        Coalescer.Holds pausesCounted = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15),
+                Duration.ofSeconds(60), Duration.ofSeconds(8));
+        Coalescer.Holds pausesNot = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15),
+                Duration.ofSeconds(60));
+        Coalescer waits = new Coalescer(EntityBucketJson::read, pausesCounted), releases = new Coalescer(EntityBucketJson::read, pausesNot);
+        int written = 0, releasedEarly = 0;
+        for (long t = 0; t <= 40_500; t += 4_500) {
+            waits.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
+            releases.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
+            for (long at = t + 400; at < t + 4_500; at += 400) {
+                written += waits.drain(at * MS, Integer.MAX_VALUE).writes().size();
+                releasedEarly += releases.drain(at * MS, Integer.MAX_VALUE).writes().size();
+            }
+        }
+        assertThat(written).as("40 s of a drain: the busy document waits for the catch-up window").isZero();
+        assertThat(releasedEarly).as("each pause taken for the end: written again after every burst past its bound").isPositive();
+        assertThat(waits.drain(49_000 * MS, Integer.MAX_VALUE).writes()).as("quiet for 8 s: the end, written")
+                .extracting(CoalescerTest::id).containsExactly("month");
+    }
+
+    @Test
     void pastItsHeapBoundTheLeastRecentlyUpdatedBucketsAreWrittenUntilHalfOfItWaits() {
         Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
         long one = 0;
