@@ -100,7 +100,7 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
     public void process(Record<String, EntityDeltas> record) {
         EntityDeltas bundle = record.value();
         recordTimestamp = record.timestamp();
-        pace.processed(recordTimestamp, context.currentSystemTimeMs());
+        pace.processed(recordTimestamp, System.currentTimeMillis());
         if (bundle.generation() > counted.generation()) {
             throw new RulesGenerationException("deltas of " + bundle.pk(), bundle.generation(), counted.generation());
         }

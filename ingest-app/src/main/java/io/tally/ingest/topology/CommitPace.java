@@ -68,7 +68,11 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
             });
         }
 
-        /** A record was processed at {@code nowMs} (wall clock). */
+        /**
+         * A record was processed at {@code nowMs}: the wall clock itself, not the processor context's system time, which
+         * Kafka Streams sets once per processing iteration; at many rules on a busy machine one iteration outlasts a
+         * fresh interval, and the thread then looked idle to every punctuation after it.
+         */
         void processed(long recordTimestamp, long nowMs) {
             if (recordTimestamp > newest) newest = recordTimestamp;
             threadLastProcessed[0] = nowMs;

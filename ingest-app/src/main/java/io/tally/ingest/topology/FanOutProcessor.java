@@ -55,7 +55,7 @@ final class FanOutProcessor implements Processor<byte[], SourceEvent, String, En
 
     @Override
     public void process(Record<byte[], SourceEvent> record) {
-        pace.processed(record.timestamp(), context.currentSystemTimeMs());
+        pace.processed(record.timestamp(), System.currentTimeMillis());
         for (EntityDeltas d : fanOut.deltas(record.value(), record.timestamp())) {
             if (combine) pending.add(d, record.timestamp());
             else context.forward(new Record<>(d.pk(), d, record.timestamp()));
