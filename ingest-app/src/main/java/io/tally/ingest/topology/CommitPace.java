@@ -1,6 +1,7 @@
 package io.tally.ingest.topology;
 
 import java.time.Duration;
+import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 
@@ -47,6 +48,8 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
         private long newest = Long.MIN_VALUE;
         /** Its thread's last record; a task runs on the thread that initialised it (read once there, not per record). */
         private long[] threadLastProcessed = new long[1];
+        private ProcessorContext<?, ?> context;
+        private Cancellable punctuation;
 
         Task(CommitPace pace) {
             this.pace = pace;
@@ -61,11 +64,10 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
         /** Asks for a commit at the fresh interval while this task keeps up. Call from the processor's init. */
         void install(ProcessorContext<?, ?> context) {
             newest = Long.MIN_VALUE;
+            punctuation = null;
             if (!pace.paced()) return;
+            this.context = context;
             threadLastProcessed = THREAD_LAST_PROCESSED.get();
-            context.schedule(pace.freshInterval, PunctuationType.WALL_CLOCK_TIME, now -> {
-                if (wantsCommit(now)) context.commit();
-            });
         }
 
         /**
@@ -76,11 +78,22 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
         void processed(long recordTimestamp, long nowMs) {
             if (recordTimestamp > newest) newest = recordTimestamp;
             threadLastProcessed[0] = nowMs;
+            // Punctuated only while something waits for a commit: every punctuation marks the task as needing one, and
+            // a punctuator left running would make an idle pipeline commit (an empty transaction) every interval.
+            if (punctuation == null && context != null) {
+                punctuation = context.schedule(pace.freshInterval, PunctuationType.WALL_CLOCK_TIME, now -> {
+                    if (wantsCommit(now)) context.commit();
+                });
+            }
         }
 
         /** At the start of a commit. */
         void committed() {
             newest = Long.MIN_VALUE;
+            if (punctuation != null) {
+                punctuation.cancel();
+                punctuation = null;
+            }
         }
 
         /** Something to commit, and either it keeps up or its thread took no record for a fresh interval. */
