@@ -409,7 +409,8 @@ public final class BackfillBench {
             freshness("live freshness before the backfill", probe.markersSentBetween(a.nanos(), b.nanos()));
             String f = "a. backfill of " + NEW_RULE + "/day";
             results.figure(f, "backfill.max-records-per-second", settings.recordsPerSecond(), "records/s")
-                    .figure(f, "its commit interval (ingest.commit-interval.ms)", settings.ingest().commitInterval().toMillis(), "ms")
+                    .figure(f, "its commit interval (ingest.backlog.commit-interval.ms: all its records are history)",
+                            settings.ingest().streamsCommitInterval().toMillis(), "ms")
                     .figure(f, "records read (the input up to its end when the job started)", report.recordsRead(), "records")
                     .figure(f, "of which before the seam (the backlog)", size.backlog, "records")
                     .figure(f, "grade-bucket deltas sent to stage 5", report.deltasSent(), "deltas")
