@@ -68,7 +68,7 @@ public record IngestSettings(Role role, KafkaClientSettings kafka, RegistryClien
         Config c = Config.load(all(), List.of(KafkaClientSettings.PREFIX), args, env);
         FreshnessTarget freshness = FreshnessTarget.from(c);
         Duration commitInterval = c.get(COMMIT_INTERVAL).isZero() ? freshness.commitInterval() : c.get(COMMIT_INTERVAL);
-        CommitPace pace = CommitPace.of(commitInterval, freshness.backlogCommitInterval(), freshness.target().multipliedBy(2));
+        CommitPace pace = CommitPace.of(commitInterval, freshness.backlogCommitInterval(), freshness.behindAfter());
         AggregationSettings aggregation = AggregationSettings.from(c);
         return new IngestSettings(Role.valueOf(c.get(ROLE).toUpperCase(java.util.Locale.ROOT)),
                 KafkaClientSettings.from(c, c.get(BOOTSTRAP)),

@@ -51,6 +51,14 @@ public record FreshnessTarget(Duration target, Duration backlogCommitInterval) {
     }
 
     /**
+     * How old the newest record may be for the pipeline to count as keeping up: twice the target, the sink's margin for
+     * a late bucket too (five flush windows at the default split).
+     */
+    public Duration behindAfter() {
+        return target.multipliedBy(2);
+    }
+
+    /**
      * How long the aggregation's output may pause while it drains a backlog: a backlog commit interval, then a commit
      * that takes about as long again at many rules (up to 2.4 s measured at 51 rules). The sink must not take a pause
      * that short for the end of the stream.
