@@ -90,7 +90,7 @@ final class BucketAggregator implements Processor<String, EntityDeltas, String, 
         CommitHook hook = context.getStateStore(commitHookStore);
         // Outside Kafka Streams' own runtime there is no commit to hang on: write and emit every change at once.
         this.holdUntilCommit = hook.install(context, () -> {
-            pace.committed();
+            pace.committed(System.currentTimeMillis());
             writeChanged();
         });
         if (holdUntilCommit) pace.install(context);

@@ -7,8 +7,9 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 
 /**
  * How often stages 3 and 5 commit: Kafka Streams' commit interval is the long one ({@code
- * ingest.backlog.commit-interval.ms}), and while the records a task takes keep up, the task asks for a commit every
- * {@code freshInterval} (the freshness target's commit interval). Each commit emits every bucket changed since the
+ * ingest.backlog.commit-interval.ms}), and while the records a task takes keep up, the task asks for a commit
+ * {@code freshInterval} (the freshness target's commit interval) after its thread's last one, or at once when that is
+ * already longer ago, so a sparse event does not wait out an interval at each of the two stages. Each commit emits every bucket changed since the
  * last one, whole: while a backlog drains, nobody waits on each second, and a busy document emitted once per three
  * seconds instead of six times a second is encoded, sent, stored, parsed by the sink and collected that many times
  * fewer (./tally bench aggregation at 51 rules). Exactly-once is untouched: what a task holds still goes out inside
@@ -39,15 +40,18 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
         return !freshInterval.isZero();
     }
 
-    /** When the current stream thread last processed a record (wall clock), shared by its tasks. */
-    private static final ThreadLocal<long[]> THREAD_LAST_PROCESSED = ThreadLocal.withInitial(() -> new long[1]);
+    /**
+     * Per stream thread, shared by its tasks: [0] when it last processed a record, [1] when it last committed (wall
+     * clock). Under exactly-once v2 a thread commits all its tasks in one transaction, so the pace is the thread's.
+     */
+    private static final ThreadLocal<long[]> THREAD_CLOCK = ThreadLocal.withInitial(() -> new long[] {0, Long.MIN_VALUE / 2});
 
     /** One task's view: the newest record it processed since its last commit. */
     static final class Task {
         private final CommitPace pace;
         private long newest = Long.MIN_VALUE;
-        /** Its thread's last record; a task runs on the thread that initialised it (read once there, not per record). */
-        private long[] threadLastProcessed = new long[1];
+        /** Its thread's clock; a task runs on the thread that initialised it (read once there, not per record). */
+        private long[] thread = new long[] {0, Long.MIN_VALUE / 2};
         private ProcessorContext<?, ?> context;
         private Cancellable punctuation;
 
@@ -55,10 +59,10 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
             this.pace = pace;
         }
 
-        /** As a task on the thread whose last record {@code threadLastProcessed} holds (what install finds). */
-        Task(CommitPace pace, long[] threadLastProcessed) {
+        /** As a task on the thread whose clock {@code thread} is (what install finds). */
+        Task(CommitPace pace, long[] thread) {
             this.pace = pace;
-            this.threadLastProcessed = threadLastProcessed;
+            this.thread = thread;
         }
 
         /** Asks for a commit at the fresh interval while this task keeps up. Call from the processor's init. */
@@ -67,7 +71,7 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
             punctuation = null;
             if (!pace.paced()) return;
             this.context = context;
-            threadLastProcessed = THREAD_LAST_PROCESSED.get();
+            thread = THREAD_CLOCK.get();
         }
 
         /**
@@ -77,29 +81,60 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
          */
         void processed(long recordTimestamp, long nowMs) {
             if (recordTimestamp > newest) newest = recordTimestamp;
-            threadLastProcessed[0] = nowMs;
-            // Punctuated only while something waits for a commit: every punctuation marks the task as needing one, and
-            // a punctuator left running would make an idle pipeline commit (an empty transaction) every interval.
-            if (punctuation == null && context != null) {
-                punctuation = context.schedule(pace.freshInterval, PunctuationType.WALL_CLOCK_TIME, now -> {
-                    if (wantsCommit(now)) context.commit();
-                });
+            thread[0] = nowMs;
+            if (context == null) return;
+            // A fresh record a fresh interval or more after the thread's last commit goes at the end of this iteration:
+            // waiting for a punctuation would add up to a whole interval to every sparse event's freshness, at each of
+            // the two stages.
+            if (commitsAtOnce(nowMs)) {
+                context.commit();
+            } else if (punctuation == null) {
+                // Punctuated only while something waits for a commit: every punctuation marks the task as needing one,
+                // and a punctuator left running would make an idle pipeline commit (an empty transaction) every interval.
+                schedule(untilDue(nowMs));
             }
         }
 
-        /** At the start of a commit. */
-        void committed() {
+        private void schedule(long delayMs) {
+            punctuation = context.schedule(Duration.ofMillis(delayMs), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
+        }
+
+        /** Once per schedule: a commit, or (behind, the thread busy) a look again a fresh interval later. */
+        private void punctuate(long nowMs) {
+            punctuation.cancel();
+            punctuation = null;
+            if (wantsCommit(nowMs)) context.commit();
+            else if (newest != Long.MIN_VALUE) schedule(pace.freshInterval.toMillis());
+        }
+
+        /** At the start of a commit, at {@code nowMs}. */
+        void committed(long nowMs) {
             newest = Long.MIN_VALUE;
+            thread[1] = nowMs;
             if (punctuation != null) {
                 punctuation.cancel();
                 punctuation = null;
             }
         }
 
+        /** The record just processed keeps up and the thread last committed a fresh interval ago or more. */
+        boolean commitsAtOnce(long nowMs) {
+            return keepsUp(nowMs) && nowMs - thread[1] >= pace.freshInterval.toMillis();
+        }
+
+        /** Until the thread's last commit is a fresh interval old: when the next look is due (at least 1 ms). */
+        long untilDue(long nowMs) {
+            return Math.max(1, Math.min(pace.freshInterval.toMillis(), thread[1] + pace.freshInterval.toMillis() - nowMs));
+        }
+
         /** Something to commit, and either it keeps up or its thread took no record for a fresh interval. */
         boolean wantsCommit(long nowMs) {
             if (newest == Long.MIN_VALUE) return false;
-            return nowMs - newest <= pace.behindAfter.toMillis() || nowMs - threadLastProcessed[0] >= pace.freshInterval.toMillis();
+            return keepsUp(nowMs) || nowMs - thread[0] >= pace.freshInterval.toMillis();
+        }
+
+        private boolean keepsUp(long nowMs) {
+            return newest != Long.MIN_VALUE && nowMs - newest <= pace.behindAfter.toMillis();
         }
     }
 }

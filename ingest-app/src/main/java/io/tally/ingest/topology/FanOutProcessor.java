@@ -47,7 +47,7 @@ final class FanOutProcessor implements Processor<byte[], SourceEvent, String, En
         CommitHook hook = context.getStateStore(commitHookStore);
         // Outside Kafka Streams' own runtime there is no commit to hang on: forward each event's deltas at once.
         this.combine = hook.install(context, () -> {
-            pace.committed();
+            pace.committed(System.currentTimeMillis());
             forwardPending();
         });
         if (combine) pace.install(context);

@@ -22,7 +22,7 @@ class CommitPaceTest {
         assertThat(task.wantsCommit(now)).as("nothing processed since the last commit").isFalse();
         task.processed(now - 300, now);
         assertThat(task.wantsCommit(now + 10)).isTrue();
-        task.committed();
+        task.committed(now + 15);
         assertThat(task.wantsCommit(now + 20)).as("committed, nothing new").isFalse();
     }
 
@@ -63,5 +63,29 @@ class CommitPaceTest {
         busy.processed(now - 59_000, now + 300);
         assertThat(waiting.wantsCommit(now + 400)).as("its thread took a record 100 ms ago").isFalse();
         assertThat(waiting.wantsCommit(now + 466)).as("the thread has been idle for a fresh interval").isTrue();
+    }
+
+    @Test
+    void aFreshRecordAfterAQuietIntervalCommitsAtOnceAndOneSoonAfterWaitsForTheInterval() {
+        long[] thread = new long[] {0, Long.MIN_VALUE / 2};
+        CommitPace.Task task = new CommitPace.Task(PACE, thread);
+        long now = 1_000_000;
+        task.processed(now - 50, now);
+        assertThat(task.commitsAtOnce(now)).as("the thread has never committed").isTrue();
+        task.committed(now + 5);
+        task.processed(now + 40, now + 45);
+        assertThat(task.commitsAtOnce(now + 45)).as("40 ms after the last commit").isFalse();
+        assertThat(task.untilDue(now + 45)).as("due a fresh interval after the last commit").isEqualTo(126);
+        assertThat(task.commitsAtOnce(now + 171)).isTrue();
+        assertThat(task.untilDue(now + 500)).as("overdue: at the next look").isEqualTo(1);
+    }
+
+    @Test
+    void aLateRecordNeverCommitsAtOnce() {
+        CommitPace.Task task = new CommitPace.Task(PACE, new long[] {0, Long.MIN_VALUE / 2});
+        long now = 1_000_000;
+        task.processed(now - 60_000, now);
+        assertThat(task.commitsAtOnce(now)).isFalse();
+        assertThat(task.untilDue(now)).as("never committed: looked at at once, then every fresh interval while it stays behind").isEqualTo(1);
     }
 }
