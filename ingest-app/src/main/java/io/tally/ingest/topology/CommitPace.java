@@ -9,8 +9,9 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
  * How often stages 3 and 5 commit: Kafka Streams' commit interval is the long one ({@code
  * ingest.backlog.commit-interval.ms}), and while the records a task takes keep up, the task asks for a commit
  * {@code freshInterval} (the freshness target's commit interval) after its thread's last one, or at once when that is
- * already longer ago, so a sparse event does not wait out an interval at each of the two stages. Each commit emits every bucket changed since the
- * last one, whole: while a backlog drains, nobody waits on each second, and a busy document emitted once per three
+ * already longer ago (or, for a task left out of the thread's commits that long, a quarter interval after the last), so
+ * a sparse event does not wait out an interval at each of the two stages. Each commit emits every bucket changed since
+ * the last one, whole: while a backlog drains, nobody waits on each second, and a busy document emitted once per three
  * seconds instead of six times a second is encoded, sent, stored, parsed by the sink and collected that many times
  * fewer (./tally bench aggregation at 51 rules). Exactly-once is untouched: what a task holds still goes out inside
  * the transaction that commits its input.
@@ -50,6 +51,8 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
     static final class Task {
         private final CommitPace pace;
         private long newest = Long.MIN_VALUE;
+        /** When this task was last part of a commit (wall clock). */
+        private long lastCommit = Long.MIN_VALUE / 2;
         /** Its thread's clock; a task runs on the thread that initialised it (read once there, not per record). */
         private long[] thread = new long[] {0, Long.MIN_VALUE / 2};
         private ProcessorContext<?, ?> context;
@@ -110,6 +113,7 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
         /** At the start of a commit, at {@code nowMs}. */
         void committed(long nowMs) {
             newest = Long.MIN_VALUE;
+            lastCommit = nowMs;
             thread[1] = nowMs;
             if (punctuation != null) {
                 punctuation.cancel();
@@ -117,14 +121,25 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
             }
         }
 
-        /** The record just processed keeps up and the thread last committed a fresh interval ago or more. */
+        /**
+         * The record just processed keeps up, and either the thread last committed a fresh interval ago or more, or this
+         * task was not part of a commit for that long and the thread's last one is a quarter interval old. The second is
+         * stage 5 behind stage 3 on the same thread: stage 3's commit makes a sparse event readable to stage 5 just after
+         * the thread committed, and it would otherwise wait out a whole interval there. A quarter interval between
+         * commits bounds a thread at four times the fresh pace, however many tasks take sparse records.
+         */
         boolean commitsAtOnce(long nowMs) {
-            return keepsUp(nowMs) && nowMs - thread[1] >= pace.freshInterval.toMillis();
+            return keepsUp(nowMs) && nowMs >= due();
         }
 
-        /** Until the thread's last commit is a fresh interval old: when the next look is due (at least 1 ms). */
+        /** Until {@link #commitsAtOnce} would say yes for a record that keeps up (at least 1 ms, at most a fresh interval). */
         long untilDue(long nowMs) {
-            return Math.max(1, Math.min(pace.freshInterval.toMillis(), thread[1] + pace.freshInterval.toMillis() - nowMs));
+            return Math.max(1, Math.min(pace.freshInterval.toMillis(), due() - nowMs));
+        }
+
+        private long due() {
+            long fresh = pace.freshInterval.toMillis();
+            return Math.min(thread[1] + fresh, Math.max(lastCommit + fresh, thread[1] + fresh / 4));
         }
 
         /** Something to commit, and either it keeps up or its thread took no record for a fresh interval. */

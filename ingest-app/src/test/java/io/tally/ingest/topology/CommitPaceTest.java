@@ -88,4 +88,25 @@ class CommitPaceTest {
         assertThat(task.commitsAtOnce(now)).isFalse();
         assertThat(task.untilDue(now)).as("never committed: looked at at once, then every fresh interval while it stays behind").isEqualTo(1);
     }
+
+    @Test
+    void stageFiveBehindStageThreeOnTheSameThreadWaitsAQuarterIntervalNotAWholeOne() {
+        long[] thread = new long[] {0, Long.MIN_VALUE / 2};
+        CommitPace.Task stage3 = new CommitPace.Task(PACE, thread), stage5 = new CommitPace.Task(PACE, thread);
+        long now = 1_000_000;
+        stage3.processed(now - 20, now);
+        assertThat(stage3.commitsAtOnce(now)).isTrue();
+        stage3.committed(now + 2); // the thread's commit makes the event readable to stage 5
+        stage5.processed(now - 20, now + 30);
+        assertThat(stage5.commitsAtOnce(now + 30)).as("28 ms after the thread's commit").isFalse();
+        assertThat(stage5.untilDue(now + 30)).as("a quarter interval after it").isEqualTo(2 + 166 / 4 - 30);
+        assertThat(stage5.commitsAtOnce(now + 2 + 41)).isTrue();
+
+        stage3.committed(now + 45); // a commit both took part in
+        stage5.committed(now + 45);
+        stage3.processed(now + 40, now + 60);
+        stage5.processed(now + 40, now + 60);
+        assertThat(stage3.untilDue(now + 60)).as("both took part in a commit lately: the fresh interval").isEqualTo(45 + 166 - 60);
+        assertThat(stage5.untilDue(now + 60)).isEqualTo(45 + 166 - 60);
+    }
 }
