@@ -207,12 +207,12 @@ public final class EntityBucketJson {
                     }
                 }
                 case "ver" -> {
-                    if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) return null;
+                    if (!isLong(t, p)) return null;
                     ver = p.getLongValue();
                     hasVer = true;
                 }
                 case "ttl", "page" -> {
-                    if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() != JsonParser.NumberType.INT) return null;
+                    if (!isInt(t, p)) return null;
                     if (field.equals("ttl")) ttl = p.getIntValue();
                     else page = p.getIntValue();
                 }
@@ -232,7 +232,7 @@ public final class EntityBucketJson {
                     if (t != JsonToken.START_OBJECT) return null;
                     while (p.nextToken() == JsonToken.FIELD_NAME) {
                         String r = p.currentName();
-                        if (p.nextToken() != JsonToken.VALUE_NUMBER_INT || p.getNumberType() != JsonParser.NumberType.INT) return null;
+                        if (!isInt(p.nextToken(), p)) return null;
                         spilled.put(r, p.getIntValue());
                     }
                 }
@@ -261,10 +261,7 @@ public final class EntityBucketJson {
     private static boolean grades(JsonParser p, java.util.function.BiConsumer<String, Aggregate> into) throws IOException {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
-            if (p.nextToken() != JsonToken.START_ARRAY || p.nextToken() != JsonToken.VALUE_NUMBER_INT
-                    || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-                return false;
-            }
+            if (p.nextToken() != JsonToken.START_ARRAY || !isLong(p.nextToken(), p)) return false;
             long count = p.getLongValue();
             BigDecimal[] decimals = new BigDecimal[3];
             int i = 0;
@@ -278,6 +275,211 @@ public final class EntityBucketJson {
             into.accept(name, new Aggregate(decimals[0], count, decimals[1], decimals[2]));
         }
         return true;
+    }
+
+    /**
+     * A document as the sink writes it: its key, {@code ver}, {@code ttl} and {@code updatedAt}, and where in its JSON
+     * text each object the sink patches lies. The sink hands those spans to the Cosmos SDK as raw JSON, so a document
+     * read from bucket-updates is parsed once, by a pass that builds no grades and no tree, and the SDK, which
+     * serializes every operation twice (once to measure it, once into the request), copies text instead of walking a
+     * tree of every grade's nodes.
+     *
+     * @param json  the document's text (as it was read, or re-encoded when it was of an unusual shape)
+     * @param spans start and end of grades, qualified, spilled and minutes in {@code json} ({@code -1} when absent)
+     */
+    public record Parts(String pk, String id, long ver, Integer ttl, String updatedAt, String json, int[] spans) {
+        private static final int GRADES = 0, QUALIFIED = 2, SPILLED = 4, MINUTES = 6;
+
+        public String grades() { return span(GRADES); }
+
+        public String qualified() { return span(QUALIFIED); }
+
+        public String spilled() { return span(SPILLED); }
+
+        /** An hour's nested minutes, {@code "null"} once they moved to minute documents, null when the field is absent. */
+        public String minutes() { return span(MINUTES); }
+
+        /** The whole document. */
+        public String whole() { return json; }
+
+        private String span(int at) {
+            return spans[at] < 0 ? null : json.substring(spans[at], spans[at + 1]);
+        }
+
+        @Override
+        public String toString() {
+            return pk + "|" + id + " ver " + ver; // never the values
+        }
+    }
+
+    /**
+     * The document's {@link Parts}, checked as {@link #read(byte[])} checks it: one streaming pass when the bytes are of
+     * the shape the aggregation writes (every object present, grades as arrays with plain decimals, an hour's minutes
+     * field written); anything else is read through the tree reader, which refuses what it refuses with the same
+     * message, and re-encoded, so what the sink writes is always a document {@code read} accepts, in the current form.
+     * The pass reads the bytes as text, whose offsets are the spans (a parser of bytes without a shared name table reads
+     * them through a reader and knows no offsets).
+     *
+     * @throws IllegalArgumentException when {@link #read(byte[])} refuses the bytes
+     */
+    public static Parts parts(byte[] bytes) {
+        // Bytes that are not UTF-8 become U+FFFD here as in the tree reader (its parser reads through a JDK reader).
+        String text = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        try (JsonParser p = FACTORY.createParser(text)) {
+            Parts parts = partsOf(p, text);
+            if (parts != null && p.nextToken() == null) return parts;
+        } catch (IOException | RuntimeException e) {
+            // not the common shape: the tree reader decides, and says why when it refuses
+        }
+        return parts(read(bytes));
+    }
+
+    /** The parts of a document computed in memory (the replay's): its encoding, spans found in one pass. */
+    public static Parts parts(EntityBucket d) {
+        String text = new String(encode(d), java.nio.charset.StandardCharsets.UTF_8);
+        try (JsonParser p = FACTORY.createParser(text)) {
+            return java.util.Objects.requireNonNull(partsOf(p, text), "an encoding the one pass does not take");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot encode entity bucket " + d, e);
+        }
+    }
+
+    /** A JSON integer a long holds. */
+    private static boolean isLong(JsonToken t, JsonParser p) throws IOException {
+        return t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER;
+    }
+
+    /** A JSON integer an int holds. */
+    private static boolean isInt(JsonToken t, JsonParser p) throws IOException {
+        return t == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT;
+    }
+
+    /** The parts in the common shape, or null when the bytes are anything else. */
+    private static Parts partsOf(JsonParser p, String text) throws IOException {
+        if (p.nextToken() != JsonToken.START_OBJECT) return null;
+        String pk = null, id = null, unit = null, updatedAt = null;
+        long ver = 0;
+        boolean hasVer = false, page = false;
+        Integer ttl = null;
+        int[] spans = {-1, -1, -1, -1, -1, -1, -1, -1};
+        int seen = 0;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken t = p.nextToken();
+            int bit = switch (field) {
+                case "pk" -> 1; case "id" -> 2; case "unit" -> 4; case "bucket" -> 8; case "rule" -> 16; case "updatedAt" -> 32;
+                case "ver" -> 64; case "ttl" -> 128; case "page" -> 256; case "grades" -> 512; case "qualified" -> 1024;
+                case "spilled" -> 2048; case "minutes" -> 4096; default -> 0;
+            };
+            if ((seen & bit) != 0) return null; // a field twice: the tree reader keeps the last, Cosmos might not
+            seen |= bit;
+            switch (field) {
+                case "pk", "id", "unit", "bucket", "rule", "updatedAt" -> {
+                    if (t != JsonToken.VALUE_STRING) return null;
+                    switch (field) {
+                        case "pk" -> pk = p.getText();
+                        case "id" -> id = p.getText();
+                        case "unit" -> unit = p.getText();
+                        case "updatedAt" -> updatedAt = p.getText();
+                        default -> { }
+                    }
+                }
+                case "ver" -> {
+                    if (!isLong(t, p)) return null;
+                    ver = p.getLongValue();
+                    hasVer = true;
+                }
+                case "ttl", "page" -> {
+                    if (!isInt(t, p)) return null;
+                    if (field.equals("ttl")) ttl = p.getIntValue();
+                    else page = true;
+                }
+                case "grades" -> {
+                    int start = start(p);
+                    if (t != JsonToken.START_OBJECT || !checkGrades(p, false)) return null;
+                    span(spans, Parts.GRADES, start, p);
+                }
+                case "qualified", "minutes" -> {
+                    int start = start(p);
+                    boolean minutes = field.equals("minutes");
+                    if (minutes && t == JsonToken.VALUE_NULL) {
+                        span(spans, Parts.MINUTES, start, p);
+                        continue;
+                    }
+                    if (t != JsonToken.START_OBJECT) return null;
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        if (p.nextToken() != JsonToken.START_OBJECT || !checkGrades(p, minutes)) return null;
+                    }
+                    span(spans, minutes ? Parts.MINUTES : Parts.QUALIFIED, start, p);
+                }
+                case "spilled" -> {
+                    int start = start(p);
+                    if (t != JsonToken.START_OBJECT) return null;
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        if (!isInt(p.nextToken(), p)) return null;
+                    }
+                    span(spans, Parts.SPILLED, start, p);
+                }
+                default -> p.skipChildren();
+            }
+        }
+        if (pk == null || id == null || !hasVer || spans[Parts.GRADES] < 0 || spans[Parts.QUALIFIED] < 0 || spans[Parts.SPILLED] < 0) return null;
+        // an hour of before nesting, with no minutes field: the tree reader's re-encoding writes its explicit null
+        if (spans[Parts.MINUTES] < 0 && !page && TimeUnit.HOUR.code().equals(unit)) return null;
+        return new Parts(pk, id, ver, ttl, updatedAt, text, spans);
+    }
+
+    private static int start(JsonParser p) {
+        return Math.toIntExact(p.currentTokenLocation().getCharOffset());
+    }
+
+    /** Records where the value that ends at the parser's current token lies. */
+    private static void span(int[] spans, int at, int start, JsonParser p) {
+        spans[at] = start;
+        spans[at + 1] = Math.toIntExact(p.currentLocation().getCharOffset());
+    }
+
+    /**
+     * An object of grades in the array form, as {@link #aggregate(JsonNode, String)} takes it, with decimals in plain
+     * notation, building nothing; false at anything else (which the tree reader then judges).
+     */
+    private static boolean checkGrades(JsonParser p, boolean minutes) throws IOException {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            if (minutes && !isMinuteKey(p.currentName())) return false;
+            if (p.nextToken() != JsonToken.START_ARRAY || !isLong(p.nextToken(), p)) return false;
+            int i = 0;
+            JsonToken t;
+            while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+                if (i == 3) return false;
+                if (t == JsonToken.VALUE_STRING) {
+                    if (!isPlainDecimal(p.getTextCharacters(), p.getTextOffset(), p.getTextLength())) return false;
+                } else if (t != JsonToken.VALUE_NULL) {
+                    return false;
+                }
+                i++;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isMinuteKey(String key) {
+        int n = key.length();
+        if (n == 1) return key.charAt(0) >= '0' && key.charAt(0) <= '9';
+        return n == 2 && key.charAt(0) >= '1' && key.charAt(0) <= '5' && key.charAt(1) >= '0' && key.charAt(1) <= '9';
+    }
+
+    /** {@code -?digits(.digits)?}: what {@link BigDecimal#toPlainString()} writes, and a subset of what it reads back. */
+    static boolean isPlainDecimal(char[] c, int from, int length) {
+        int i = from, end = from + length;
+        if (i < end && c[i] == '-') i++;
+        int digits = 0;
+        while (i < end && c[i] >= '0' && c[i] <= '9') { i++; digits++; }
+        if (digits == 0) return false;
+        if (i == end) return true;
+        if (c[i++] != '.') return false;
+        int fraction = 0;
+        while (i < end && c[i] >= '0' && c[i] <= '9') { i++; fraction++; }
+        return fraction > 0 && i == end;
     }
 
     /** What the sink needs to coalesce a document before it decodes it: its key and {@code ver}. */

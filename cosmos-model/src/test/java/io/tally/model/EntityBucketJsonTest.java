@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -202,6 +203,70 @@ class EntityBucketJsonTest {
         assertThat(EntityBucketJson.decodesInOnePass(EntityBucketJson.write(mainDocument()))).as("what stage 5 stores").isTrue();
         assertThat(EntityBucketJson.decodesInOnePass(EntityBucketJson.write(spillPage()))).isTrue();
         assertThat(EntityBucketJson.decodesInOnePass(inputs.get(2).getBytes(StandardCharsets.UTF_8))).as("the older form").isFalse();
+    }
+
+    @Test
+    void thePartsTheSinkWritesAreTheDocumentTheTreeReaderReadsAndRefuseWhatItRefuses() throws Exception {
+        String hour = "{\"pk\":\"p|é\",\"id\":\"hour|1\",\"unit\":\"hour\",\"ver\":2,\"ttl\":60,\"updatedAt\":\"t\",\"grades\":{\"g\":[1,\"-0.0050\"]},"
+                + "\"qualified\":{\"q\":{\"ü€😀 \\\"x\\\"\":[2,\"1.5\",null,\"7\"]}},\"spilled\":{\"r\":3},";
+        java.util.List<String> inputs = java.util.List.of(json(mainDocument()), json(spillPage()),
+                hour + "\"minutes\":{\"m\":{\"0\":[1,\"2.5\"],\"59\":[1]}}}", hour + "\"minutes\":null}",
+                hour.substring(0, hour.length() - 1) + "}", // an hour of before nesting: written back with its explicit null
+                hour + "\"minutes\":{\"m\":{\"60\":[1]}}}", hour + "\"minutes\":{\"m\":{\"07\":[1]}}}",
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":{\"g\":[1,\"5E+1\"]},\"qualified\":{},\"spilled\":{}}",
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"ver\":2,\"grades\":{},\"qualified\":{},\"spilled\":{}}",
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":3,\"grades\":{\"g\":{\"sum\":12.50,\"count\":3}}}",
+                "{\"_ts\":1,\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":3,\"grades\":{},\"qualified\":{},\"spilled\":{},\"_x\":{\"a\":[1]}}",
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":{\"g\":[1,\"x\"]}}",
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":{\"g\":[1,\"1.\"]},\"qualified\":{},\"spilled\":{}}",
+                "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1} {}", "{not json", "[1]");
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        int onePass = 0;
+        for (String in : inputs) {
+            byte[] bytes = in.getBytes(StandardCharsets.UTF_8);
+            EntityBucket expected;
+            try {
+                expected = EntityBucketJson.read(bytes);
+            } catch (IllegalArgumentException refused) {
+                assertThatThrownBy(() -> EntityBucketJson.parts(bytes)).as(in).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage(refused.getMessage());
+                continue;
+            }
+            EntityBucketJson.Parts parts = EntityBucketJson.parts(bytes);
+            if (parts.json().equals(in)) onePass++;
+            com.fasterxml.jackson.databind.JsonNode canonical = mapper.readTree(EntityBucketJson.write(expected));
+            assertThat(List.of(parts.pk(), parts.id(), parts.ver())).as(in).containsExactly(expected.pk(), expected.id(), expected.ver());
+            assertThat(parts.ttl()).as(in).isEqualTo(expected.ttl());
+            assertThat(parts.updatedAt()).as(in).isEqualTo(expected.updatedAt());
+            assertThat(mapper.readTree(parts.grades())).as(in).isEqualTo(canonical.get("grades"));
+            assertThat(mapper.readTree(parts.qualified())).as(in).isEqualTo(canonical.get("qualified"));
+            assertThat(mapper.readTree(parts.spilled())).as(in).isEqualTo(canonical.get("spilled"));
+            if (canonical.has("minutes")) assertThat(mapper.readTree(parts.minutes())).as(in).isEqualTo(canonical.get("minutes"));
+            else assertThat(parts.minutes()).as(in).isNull();
+            assertThat(EntityBucketJson.read(parts.whole().getBytes(StandardCharsets.UTF_8))).as(in).usingRecursiveComparison()
+                    .withComparatorForType(BigDecimal::compareTo, BigDecimal.class) // "5E+1" is written back as "50"
+                    .ignoringFields("changes", "source").isEqualTo(expected);
+        }
+        assertThat(onePass).as("the aggregation's shapes, unknown fields beside them included, in one pass").isEqualTo(5);
+        byte[] notUtf8 = "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":{},\"qualified\":{\"q\":{\"x?\":[1]}},\"spilled\":{}}"
+                .getBytes(StandardCharsets.UTF_8);
+        notUtf8[notUtf8.length - 22] = (byte) 0xC3; // a lead byte without its continuation, in place of the '?'
+        assertThat(EntityBucketJson.parts(notUtf8).qualified()).as("bytes that are not UTF-8: replaced, as the tree reader does")
+                .isEqualTo(EntityBucketJson.tree(EntityBucketJson.read(notUtf8)).get("qualified").toString());
+        byte[] replacement = "{\"pk\":\"p|e\",\"id\":\"day|1\",\"ver\":1,\"grades\":{},\"qualified\":{\"q\":{\"\uFFFD\":[1]}},\"spilled\":{}}"
+                .getBytes(StandardCharsets.UTF_8);
+        assertThat(EntityBucketJson.parts(replacement).qualified()).as("a replacement character that is data").isEqualTo("{\"q\":{\"\uFFFD\":[1]}}");
+        assertThat(EntityBucketJson.parts(mainDocument()).whole()).isEqualTo(json(mainDocument()));
+    }
+
+    @Test
+    void plainDecimalsAreWhatToPlainStringWrites() {
+        for (String yes : new String[] {"0", "-0", "7", "120.50", "-0.0050", "123456789012345678901234567890.1234"}) {
+            assertThat(EntityBucketJson.isPlainDecimal(yes.toCharArray(), 0, yes.length())).as(yes).isTrue();
+        }
+        for (String no : new String[] {"", "-", ".5", "1.", "5E+1", "+1", "1.2.3", "1,5", " 1", "NaN"}) {
+            assertThat(EntityBucketJson.isPlainDecimal(no.toCharArray(), 0, no.length())).as(no).isFalse();
+        }
     }
 
     @Test

@@ -56,7 +56,7 @@ public final class SinkHeapBench {
 
     private static String measure(int documents, int grades) {
         long before = liveHeap();
-        Coalescer c = new Coalescer(EntityBucketJson::read, Coalescer.Holds.NONE);
+        Coalescer c = new Coalescer(EntityBucketJson::parts, Coalescer.Holds.NONE);
         long docBytes = 0;
         for (int i = 0; i < documents; i++) {
             byte[] raw = document(i, grades);

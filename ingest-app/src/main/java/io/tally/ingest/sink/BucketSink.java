@@ -72,7 +72,7 @@ public final class BucketSink implements Runnable, AutoCloseable {
         this.deadLetters = deadLetters;
         this.metrics = metrics;
         this.writer = new BulkWriter(settings, executor, deadLetters, metrics);
-        this.coalescer = new Coalescer(EntityBucketJson::read, holds(settings));
+        this.coalescer = new Coalescer(EntityBucketJson::parts, holds(settings));
         metrics.gauge("tally.sink.waiting.documents", "bucket documents read and not yet handed to Cosmos (an update behind "
                 + "waits up to sink.backlog.max-window.ms)", waiting::get);
         metrics.gauge("tally.sink.waiting.bytes", "heap the waiting bucket documents hold, estimated (bounded by "

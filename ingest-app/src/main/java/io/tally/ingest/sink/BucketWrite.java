@@ -1,7 +1,8 @@
 package io.tally.ingest.sink;
 
-import io.tally.model.EntityBucket;
 import io.tally.model.BucketKey;
+import io.tally.model.EntityBucket;
+import io.tally.model.EntityBucketJson;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -15,7 +16,7 @@ import org.apache.kafka.common.TopicPartition;
 public final class BucketWrite {
     final TopicPartition partition;
     final String key;            // pk|id, the Kafka key
-    EntityBucket doc;          // null for a record that could not be decoded
+    EntityBucketJson.Parts doc;  // null until decoded, and for a record that could not be
     byte[] raw;                  // the newest record's value, for the DLQ
     long offset;                 // the newest record's offset
     int coalesced = 1;           // updates this write stands for
@@ -30,7 +31,7 @@ public final class BucketWrite {
     boolean stalled;
     long generation;             // of the partition when submitted; a newer one means abandoned
 
-    BucketWrite(TopicPartition partition, String key, EntityBucket doc, byte[] raw, long offset, OffsetTracker.Segment segment) {
+    BucketWrite(TopicPartition partition, String key, EntityBucketJson.Parts doc, byte[] raw, long offset, OffsetTracker.Segment segment) {
         this.partition = partition;
         this.key = key;
         this.doc = doc;
@@ -43,8 +44,8 @@ public final class BucketWrite {
      * A write of a document computed outside the poll loop (the replay job): no Kafka record behind it and
      * nothing to commit; {@code origin} only names where it came from in logs and groups in-flight counts.
      */
-    public static BucketWrite of(TopicPartition origin, EntityBucket doc) {
-        return new BucketWrite(origin, BucketKey.updateKey(doc.pk(), doc.id()), doc, null, -1, new OffsetTracker.Segment(origin, -1));
+    public static BucketWrite of(TopicPartition origin, EntityBucket d) {
+        return new BucketWrite(origin, BucketKey.updateKey(d.pk(), d.id()), EntityBucketJson.parts(d), null, -1, new OffsetTracker.Segment(origin, -1));
     }
 
     public String bucketId() { return doc != null ? BucketKey.updateKey(doc.pk(), doc.id()) : key; }
@@ -57,7 +58,7 @@ public final class BucketWrite {
 
     public WriteKind kind() { return kind; }
 
-    public EntityBucket document() { return doc; }
+    public EntityBucketJson.Parts document() { return doc; }
 
     /** Coordinates for logs: never the document's values. */
     @Override

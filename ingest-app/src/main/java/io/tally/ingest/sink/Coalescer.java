@@ -1,7 +1,6 @@
 package io.tally.ingest.sink;
 
 import io.tally.ingest.topology.EntityBucketSerde;
-import io.tally.model.EntityBucket;
 import io.tally.model.BucketKey;
 import io.tally.model.EntityBucketJson;
 import java.time.Duration;
@@ -53,8 +52,8 @@ public final class Coalescer {
     /** A closed window: its writes (fresh ones first) and the segments registered at its close. */
     public record Window(List<BucketWrite> writes, List<OffsetTracker.Segment> segments, int records) {}
 
-    /** Decodes a record's value; a failure message means the record is poison. */
-    public interface Decoder extends Function<byte[], EntityBucket> {}
+    /** Decodes a record's value ({@link EntityBucketJson#parts}); a failure message means the record is poison. */
+    public interface Decoder extends Function<byte[], EntityBucketJson.Parts> {}
 
     /**
      * How long an update may wait, from how far behind it is: the flush window while it is no further behind than

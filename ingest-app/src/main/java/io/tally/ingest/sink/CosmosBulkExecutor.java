@@ -15,10 +15,10 @@ import com.azure.cosmos.models.CosmosItemOperation;
 import com.azure.cosmos.models.CosmosPatchOperations;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.util.RawValue;
 import io.tally.cosmos.CosmosClients;
 import io.tally.cosmos.CosmosSettings;
-import io.tally.model.EntityBucket;
 import io.tally.model.EntityBucketJson;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -103,32 +103,39 @@ public final class CosmosBulkExecutor implements BulkExecutor {
     private static final CosmosBulkItemRequestOptions NO_CONTENT = new CosmosBulkItemRequestOptions().setContentResponseOnWriteEnabled(false);
 
     static CosmosItemOperation operation(BucketWrite w) {
-        EntityBucket d = w.doc;
+        EntityBucketJson.Parts d = w.doc;
         PartitionKey pk = new PartitionKey(d.pk());
-        // Our own tree: decimals stay decimals (the SDK writes a DecimalNode as it is).
-        ObjectNode json = EntityBucketJson.tree(d);
         // No document back (the service's minimalReturnPreference): the sink reads only status and charge, and a
         // document echoed per operation costs its bytes twice more, on the wire and in parsing the response.
         if (w.kind == WriteKind.CREATE) {
-            return CosmosBulkOperations.getCreateItemOperation(json, pk, NO_CONTENT, w);
+            return CosmosBulkOperations.getCreateItemOperation(raw(d.whole()), pk, NO_CONTENT, w);
         }
         // One conditional operation replaces every value of the document: each grade map is set whole (one patch
         // operation each, whatever the number of grades: at most 7 of the 10 the service allows). unit, bucket, rule and page follow
         // from the id and never change; pk and id cannot be patched.
         CosmosPatchOperations patch = CosmosPatchOperations.create()
-                .set("/grades", json.get("grades"))
-                .set("/qualified", json.get("qualified"))
-                .set("/spilled", json.get("spilled"))
+                .set("/grades", raw(d.grades()))
+                .set("/qualified", raw(d.qualified()))
+                .set("/spilled", raw(d.spilled()))
                 .set("/ver", d.ver());
         // an hour's nested minutes, or its null once they moved to minute documents (EntityBucketLayout)
-        JsonNode minutes = json.get("minutes");
-        if (minutes != null) patch.set("/minutes", minutes);
+        String minutes = d.minutes();
+        if (minutes != null) patch.set("/minutes", raw(minutes));
         if (d.updatedAt() != null) patch.set("/updatedAt", d.updatedAt());
         if (d.ttl() != null) patch.set("/ttl", d.ttl());
         CosmosBulkPatchItemRequestOptions options = new CosmosBulkPatchItemRequestOptions()
                 .setContentResponseOnWriteEnabled(false)
                 .setFilterPredicate("FROM c WHERE c.ver < " + d.ver()); // a long literal: nothing to inject
         return CosmosBulkOperations.getPatchItemOperation(d.id(), pk, patch, options, w);
+    }
+
+    /**
+     * JSON text the SDK writes as it is: it takes a JSON node as a value unchanged, and a node holding a {@link RawValue}
+     * serializes as that text, so the operation is never a tree of the document's grades. The text was checked when
+     * the write was decoded ({@link EntityBucketJson#parts}).
+     */
+    static JsonNode raw(String json) {
+        return JsonNodeFactory.instance.rawValueNode(new RawValue(json));
     }
 
     static ItemResult result(CosmosBulkOperationResponse<BucketWrite> r) {

@@ -89,7 +89,7 @@ class BulkWriterTest {
 
     /** Writes one window of the given documents (one record each, offsets from 0) and returns it. */
     private Coalescer.Window submit(BulkWriter w, String... ids) {
-        Coalescer c = new Coalescer(EntityBucketJson::read);
+        Coalescer c = new Coalescer(EntityBucketJson::parts);
         for (int i = 0; i < ids.length; i++) c.add(record("t", 0, i, doc("e" + i % 3, ids[i], 5)));
         Coalescer.Window window = c.drain();
         tracker.register(window.segments());

@@ -17,7 +17,7 @@ class CoalescerTest {
 
     @Test
     void keepsTheNewestVersionPerBucketAndOneSegmentPerPartition() {
-        Coalescer c = new Coalescer(EntityBucketJson::read);
+        Coalescer c = new Coalescer(EntityBucketJson::parts);
         c.add(record("t", 0, 10, doc("a", "x", 1)));
         c.add(record("t", 0, 11, doc("a", "x", 3)));
         c.add(record("t", 0, 12, doc("a", "x", 2))); // older ver arriving later (a replay): loses
@@ -37,7 +37,7 @@ class CoalescerTest {
 
     @Test
     void aBucketsFirstUpdateIsWrittenAsACreateAndLaterOnesAsConditionalPatches() {
-        Coalescer c = new Coalescer(EntityBucketJson::read);
+        Coalescer c = new Coalescer(EntityBucketJson::parts);
         ConsumerRecord<String, byte[]> first = record("t", 0, 1, doc("a", "x", 2));
         first.headers().add(EntityBucketSerde.CREATED_HEADER, new byte[] {1});
         c.add(first);
@@ -51,7 +51,7 @@ class CoalescerTest {
 
     @Test
     void anUndecodableRecordBecomesAPoisonWrite() {
-        Coalescer c = new Coalescer(EntityBucketJson::read);
+        Coalescer c = new Coalescer(EntityBucketJson::parts);
         c.add(new ConsumerRecord<>("t", 0, 0, "k", "{nope".getBytes(StandardCharsets.UTF_8)));
         c.add(record("t", 0, 1, doc("a", "x", 1)));
         Coalescer.Window w = c.drain();
@@ -65,7 +65,7 @@ class CoalescerTest {
         List<String> decoded = new java.util.ArrayList<>();
         Coalescer c = new Coalescer(bytes -> {
             decoded.add(new String(bytes, StandardCharsets.UTF_8));
-            return EntityBucketJson.read(bytes);
+            return EntityBucketJson.parts(bytes);
         });
         for (int ver = 1; ver <= 50; ver++) c.add(record("t", 0, ver, doc("a", "x", ver)));
         String badGrades = "{\"pk\":\"d|b\",\"id\":\"y\",\"ver\":3,\"grades\":{\"g\":[\"many\"]}}";
@@ -87,7 +87,7 @@ class CoalescerTest {
 
     @Test
     void aWindowKnowsHowFarBehindItsFreshestUpdateWasWhenRead() {
-        Coalescer c = new Coalescer(EntityBucketJson::read);
+        Coalescer c = new Coalescer(EntityBucketJson::parts);
         assertThat(c.behindMillis()).isEqualTo(Long.MAX_VALUE);
         long now = System.currentTimeMillis();
         c.add(timestamped(record("t", 0, 1, doc("a", "x", 1)), now - 60_000));
@@ -104,7 +104,7 @@ class CoalescerTest {
 
     @Test
     void droppingARevokedPartitionForgetsItsUnsentUpdates() {
-        Coalescer c = new Coalescer(EntityBucketJson::read);
+        Coalescer c = new Coalescer(EntityBucketJson::parts);
         c.add(record("t", 0, 1, doc("a", "x", 1)));
         c.add(record("t", 1, 1, doc("b", "y", 1)));
         c.drop(List.of(new TopicPartition("t", 0)));
@@ -131,7 +131,7 @@ class CoalescerTest {
 
     @Test
     void aBucketBehindWaitsPastACloseWhileAFreshOneIsWrittenAndFreshWritesGoFirst() {
-        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        Coalescer c = new Coalescer(EntityBucketJson::parts, HOLDS);
         long t0 = 0;
         c.add(behind("t", 0, 1, doc("a", "history", 1), 7_000), t0, CLOCK);      // 7 s behind: waits 5 s
         c.add(behind("t", 0, 2, doc("a", "old-news", 1), 60_000), t0, CLOCK);     // a minute behind: waits the bound, 15 s
@@ -157,7 +157,7 @@ class CoalescerTest {
 
     @Test
     void freshNewsInAWaitingBucketIsWrittenAtTheNextClose() {
-        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        Coalescer c = new Coalescer(EntityBucketJson::parts, HOLDS);
         c.add(behind("t", 0, 1, doc("a", "x", 1), 600_000), 0, CLOCK);  // far behind: waits 15 s
         assertThat(c.drain(400 * MS, Integer.MAX_VALUE).writes()).isEmpty();
         c.add(behind("t", 0, 2, doc("a", "x", 2), 10), 500 * MS, CLOCK); // live changes the same document
@@ -170,7 +170,7 @@ class CoalescerTest {
     @Test
     void noOffsetIsCommittableBeforeTheWriteOfABucketThatWaitedPastItsClose() {
         OffsetTracker tracker = new OffsetTracker();
-        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        Coalescer c = new Coalescer(EntityBucketJson::parts, HOLDS);
         TopicPartition tp = new TopicPartition("t", 0);
         c.add(behind("t", 0, 10, doc("a", "waits", 1), 7_000), 0, CLOCK);
         c.add(behind("t", 0, 11, doc("a", "live", 1), 0), 0, CLOCK);
@@ -195,7 +195,7 @@ class CoalescerTest {
 
     @Test
     void pastItsCapTheLeastRecentlyUpdatedBucketsAreWrittenFirst() {
-        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        Coalescer c = new Coalescer(EntityBucketJson::parts, HOLDS);
         for (int i = 0; i < 6; i++) c.add(behind("t", 0, i, doc("a", "b" + i, 1), 600_000), i * MS, CLOCK);
         c.add(behind("t", 0, 6, doc("a", "b0", 2), 600_000), 10 * MS, CLOCK); // b0 is busy: the last to be written
         Coalescer.Window w = c.drain(400 * MS, 2);
@@ -206,7 +206,7 @@ class CoalescerTest {
 
     @Test
     void droppingARevokedPartitionForgetsTheBucketsWaitingPastAClose() {
-        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        Coalescer c = new Coalescer(EntityBucketJson::parts, HOLDS);
         c.add(behind("t", 0, 1, doc("a", "x", 1), 600_000), 0, CLOCK);
         c.add(behind("t", 1, 1, doc("b", "y", 1), 600_000), 0, CLOCK);
         c.drain(400 * MS, Integer.MAX_VALUE);
@@ -218,7 +218,7 @@ class CoalescerTest {
 
     @Test
     void whileEvenTheFreshestUpdateIsLateALateBucketWaitsTheBoundThenGoesAtItsOwnHoldOnceTheStreamIsFresh() {
-        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        Coalescer c = new Coalescer(EntityBucketJson::parts, HOLDS);
         c.add(behind("t", 0, 1, doc("a", "month", 1), 10_000), 0, CLOCK);           // its own hold: 8 s
         c.add(behind("t", 0, 2, doc("a", "month", 2), 9_000), 8_500 * MS, CLOCK);    // the burst goes on
         assertThat(c.drain(9_000 * MS, Integer.MAX_VALUE).writes()).as("the whole stream is behind: more is coming").isEmpty();
@@ -233,7 +233,7 @@ class CoalescerTest {
     @Test
     void whenTheStreamGoesQuietWhatWaitsGoesAtItsOwnHoldNotTheBound() {
         // The last of a backlog, or what a rebalance read again: late, and nothing after it.
-        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        Coalescer c = new Coalescer(EntityBucketJson::parts, HOLDS);
         c.add(behind("t", 0, 1, doc("a", "x", 1), 5_000), 0, CLOCK);                 // its own hold: 3 s
         assertThat(c.drain(400 * MS, Integer.MAX_VALUE).writes()).isEmpty();
         assertThat(c.dueAtNanos()).isEqualTo(3_000 * MS);
@@ -246,7 +246,7 @@ class CoalescerTest {
         // Bound 15 s, catch-up 60 s: a drain nobody waits on writes a busy document once a minute; a backfill's
         // buckets beside live updates are written within the bound.
         Coalescer.Holds holds = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15), Duration.ofSeconds(60));
-        Coalescer c = new Coalescer(EntityBucketJson::read, holds);
+        Coalescer c = new Coalescer(EntityBucketJson::parts, holds);
         for (long t = 0; t <= 40_000; t += 1_000) c.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
         assertThat(c.drain(40_400 * MS, Integer.MAX_VALUE).writes()).as("past the bound, the drain goes on: it waits").isEmpty();
         for (long t = 41_000; t <= 60_000; t += 1_000) c.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
@@ -255,7 +255,7 @@ class CoalescerTest {
         assertThat(w.writes()).as("once per catch-up window, the newest").extracting(b -> id(b) + "@" + b.ver() + "x" + b.coalesced())
                 .containsExactly("month@60001x61");
 
-        Coalescer beside = new Coalescer(EntityBucketJson::read, holds);
+        Coalescer beside = new Coalescer(EntityBucketJson::parts, holds);
         for (long t = 0; t <= 15_000; t += 1_000) {
             beside.add(behind("t", 0, 2 * t, doc("a", "backfilled", t + 1), 600_000), t * MS, CLOCK);
             beside.add(behind("t", 0, 2 * t + 1, doc("b", "live", t + 1), 50), t * MS, CLOCK);
@@ -272,7 +272,7 @@ class CoalescerTest {
                 Duration.ofSeconds(60), Duration.ofSeconds(8));
         Coalescer.Holds pausesNot = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15),
                 Duration.ofSeconds(60));
-        Coalescer waits = new Coalescer(EntityBucketJson::read, pausesCounted), releases = new Coalescer(EntityBucketJson::read, pausesNot);
+        Coalescer waits = new Coalescer(EntityBucketJson::parts, pausesCounted), releases = new Coalescer(EntityBucketJson::parts, pausesNot);
         int written = 0, releasedEarly = 0;
         for (long t = 0; t <= 40_500; t += 4_500) {
             waits.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
@@ -290,7 +290,7 @@ class CoalescerTest {
 
     @Test
     void pastItsHeapBoundTheLeastRecentlyUpdatedBucketsAreWrittenUntilHalfOfItWaits() {
-        Coalescer c = new Coalescer(EntityBucketJson::read, HOLDS);
+        Coalescer c = new Coalescer(EntityBucketJson::parts, HOLDS);
         long one = 0;
         for (int i = 0; i < 6; i++) {
             var r = behind("t", 0, i, doc("a", "b" + i, 1), 600_000);
