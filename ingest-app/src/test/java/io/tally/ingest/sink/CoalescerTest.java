@@ -266,25 +266,41 @@ class CoalescerTest {
 
     @Test
     void theAggregationsPausesBetweenBacklogCommitsAreNotTheEndOfTheStream() {
-        // Updates come in bursts 4.5 s apart (a 3 s commit interval, then the commit), behind all of them. With quiet at
-        // twice the target alone, each pause ends the catch-up; with the pause counted, the drain keeps waiting.
-        Coalescer.Holds pausesCounted = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15),
+        // Updates come in bursts 4.5 s apart (a 3 s commit interval, then the commit), behind all of them: with the pause
+        // counted in the quiet time (8 s), the drain keeps waiting, from its first pause on.
+        Coalescer.Holds holds = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15),
                 Duration.ofSeconds(60), Duration.ofSeconds(8));
-        Coalescer.Holds pausesNot = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15),
-                Duration.ofSeconds(60));
-        Coalescer waits = new Coalescer(EntityBucketJson::parts, pausesCounted), releases = new Coalescer(EntityBucketJson::parts, pausesNot);
-        int written = 0, releasedEarly = 0;
+        Coalescer waits = new Coalescer(EntityBucketJson::parts, holds);
+        int written = 0;
         for (long t = 0; t <= 40_500; t += 4_500) {
             waits.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
-            releases.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
-            for (long at = t + 400; at < t + 4_500; at += 400) {
-                written += waits.drain(at * MS, Integer.MAX_VALUE).writes().size();
-                releasedEarly += releases.drain(at * MS, Integer.MAX_VALUE).writes().size();
-            }
+            for (long at = t + 400; at < t + 4_500; at += 400) written += waits.drain(at * MS, Integer.MAX_VALUE).writes().size();
         }
         assertThat(written).as("40 s of a drain: the busy document waits for the catch-up window").isZero();
-        assertThat(releasedEarly).as("each pause taken for the end: written again after every burst past its bound").isPositive();
-        assertThat(waits.drain(49_000 * MS, Integer.MAX_VALUE).writes()).as("quiet for 8 s: the end, written")
+        assertThat(waits.drain(49_000 * MS, Integer.MAX_VALUE).writes()).as("quiet for 8.5 s: under twice its pauses (9 s)").isEmpty();
+        assertThat(waits.drain(49_800 * MS, Integer.MAX_VALUE).writes()).as("quiet for twice its pauses: the end, written")
+                .extracting(CoalescerTest::id).containsExactly("month");
+    }
+
+    @Test
+    void theQuietTimeGrowsWithThePausesADrainHasShownSoCommitsThatComeLaterStillAreNotTheEnd() {
+        // A loaded machine: the aggregation's commits come further apart as the drain goes on (4.5 s, then 1.5 s more each
+        // time, past the 8 s quiet time). The pauses seen are the drain's pace; the end is a pause well past them.
+        Coalescer.Holds holds = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15),
+                Duration.ofSeconds(60), Duration.ofSeconds(8));
+        Coalescer c = new Coalescer(EntityBucketJson::parts, holds);
+        int written = 0;
+        long t = 0, last = 0;
+        for (long gap = 4_500; gap <= 12_000; gap += 1_500) {
+            c.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
+            last = t;
+            for (long at = t + 400; at < t + gap; at += 400) written += c.drain(at * MS, Integer.MAX_VALUE).writes().size();
+            t += gap;
+        }
+        assertThat(written).as("pauses of 9, 10.5 and 12 s in a drain that paused 7.5 s before: not the end").isZero();
+        assertThat(c.drain((last + 20_600) * MS, Integer.MAX_VALUE).writes()).as("quiet for 20.6 s: under twice the longest pause between reads (10.5 s)")
+                .isEmpty();
+        assertThat(c.drain((last + 21_200) * MS, Integer.MAX_VALUE).writes()).as("quiet for twice the longest pause: the end, written")
                 .extracting(CoalescerTest::id).containsExactly("month");
     }
 
