@@ -286,14 +286,17 @@ public final class Coalescer {
 
     /**
      * How long the stream must send nothing to have gone quiet: {@code quiet}, or twice the longest pause seen between
-     * reads while it has been behind, whichever is longer (at most the catch-up window). The aggregation commits a
+     * reads while it has been behind, whichever is longer, up to four times {@code quiet} (and the catch-up window): a
+     * sink that was not reading (a rebalance, a restart upstream) must not make the end of a backlog wait long. The
+     * aggregation commits a
      * backlog every few seconds, but on a loaded machine its commits came 8 to 15 s apart in a drain of 51 rules (a
      * commit writes thousands of changed documents; the end-to-end benchmark on 2 cores), and each pause past
      * {@code quiet} released every held bucket mid-drain: 1.26-1.32 times the documents' floor instead of 1.06. The
      * pauses the drain has shown are its pace; the end of a backlog is a pause well past them.
      */
     private long quietNanos() {
-        return Math.min(holds.catchUp().toNanos(), Math.max(holds.quiet().toNanos(), 2 * longestPauseNanos));
+        long quiet = holds.quiet().toNanos();
+        return Math.min(Math.min(holds.catchUp().toNanos(), 4 * quiet), Math.max(quiet, 2 * longestPauseNanos));
     }
 
     /** Closes with every waiting bucket written. */
