@@ -51,7 +51,8 @@ class TallyHelpTest {
     @ValueSource(strings = {"demo", "demo --keep-running", "stack", "stack up", "stack up kafka", "stack down", "stack clean --all",
         "build", "loadgen", "loadgen --loadgen.events=5", "ingest", "ingest --ingest.role=sink", "serve", "replay --from 2026-01-01", "topics", "rules check", "rules plan", "rules apply", "rules backfill",
         "bench", "bench --quick", "bench end-to-end --quick", "bench sink-latency", "bench read-latency", "bench scale-out",
-        "bench report", "bench local-cosmos", "bench loadgen", "bench aggregation", "bench sink", "bench read-service"})
+        "bench report", "bench local-cosmos", "bench loadgen", "bench aggregation", "bench sink", "bench read-service", "bench freshness-cost",
+        "bench backfill", "bench sink-heap", "bench read-cost"})
     void printsUsageAndStartsNothing(String command) throws Exception {
         for (String flag : List.of("--help", "-h")) {
             List<String> cmd = new ArrayList<>(List.of("tally"));
