@@ -16,7 +16,7 @@ import org.apache.kafka.common.TopicPartition;
 public final class BucketWrite {
     final TopicPartition partition;
     final String key;            // pk|id, the Kafka key
-    EntityBucketJson.Parts doc;  // null until decoded, and for a record that could not be
+    EntityBucketJson.Parts doc;  // null until decoded; stays null for a record that cannot be
     byte[] raw;                  // the newest record's value, for the DLQ
     long offset;                 // the newest record's offset
     int coalesced = 1;           // updates this write stands for

@@ -64,7 +64,8 @@ public final class Coalescer {
      * ({@link #streamBehind}), so draining a backlog writes a busy document about once per {@code catchUp}; beside
      * fresh updates (a backfill beside live) the bound stays {@code backlogMax}, so what the backfill writes is
      * durable within that of its last update. A stream that sends nothing for {@code quiet} has gone quiet (the end of a
-     * backlog, not a pause between the aggregation's commits).
+     * backlog, not a pause between the aggregation's commits), or longer once a drain has shown longer pauses
+     * ({@link Coalescer#quietNanos}).
      */
     public record Holds(Duration flush, Duration keepingUp, Duration backlogMax, Duration catchUp, Duration quiet) {
         /** Every update is due at the next close: a coalescer of one window at a time. */
