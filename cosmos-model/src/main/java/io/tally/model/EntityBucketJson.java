@@ -181,11 +181,7 @@ public final class EntityBucketJson {
     /** The document in the common shape, or null when the bytes are anything else. */
     private static EntityBucket stream(JsonParser p) throws IOException {
         if (p.nextToken() != JsonToken.START_OBJECT) return null;
-        String pk = null, id = null, unit = null, bucket = null, rule = null, updatedAt = null;
-        long ver = 0;
-        boolean hasVer = false;
-        Integer ttl = null;
-        int page = -1;
+        Scalars f = new Scalars();
         Map<String, Aggregate> grades = new TreeMap<>();
         Map<String, Map<String, Aggregate>> qualified = new TreeMap<>();
         Map<String, Integer> spilled = new TreeMap<>();
@@ -193,29 +189,11 @@ public final class EntityBucketJson {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             JsonToken t = p.nextToken();
+            if (Scalars.isOne(field)) {
+                if (!f.take(field, t, p)) return null;
+                continue;
+            }
             switch (field) {
-                case "pk", "id", "unit", "bucket", "rule", "updatedAt" -> {
-                    if (t != JsonToken.VALUE_STRING) return null;
-                    String v = p.getText();
-                    switch (field) {
-                        case "pk" -> pk = v;
-                        case "id" -> id = v;
-                        case "unit" -> unit = v;
-                        case "bucket" -> bucket = v;
-                        case "rule" -> rule = v;
-                        default -> updatedAt = v;
-                    }
-                }
-                case "ver" -> {
-                    if (!isLong(t, p)) return null;
-                    ver = p.getLongValue();
-                    hasVer = true;
-                }
-                case "ttl", "page" -> {
-                    if (!isInt(t, p)) return null;
-                    if (field.equals("ttl")) ttl = p.getIntValue();
-                    else page = p.getIntValue();
-                }
                 case "grades" -> {
                     if (t != JsonToken.START_OBJECT || !grades(p, grades::put)) return null;
                 }
@@ -253,8 +231,57 @@ public final class EntityBucketJson {
                 default -> p.skipChildren();
             }
         }
-        if (pk == null || id == null || !hasVer) return null;
-        return new EntityBucket(pk, id, unit, bucket, rule, page, ver, ttl, updatedAt, grades, qualified, spilled, minutes);
+        if (!f.complete()) return null;
+        return new EntityBucket(f.pk, f.id, f.unit, f.bucket, f.rule, f.page, f.ver, f.ttl, f.updatedAt, grades, qualified, spilled, minutes);
+    }
+
+    /** The top-level scalars of a document, as both one-pass readers take them ({@link #stream}, {@link #partsOf}). */
+    private static final class Scalars {
+        String pk, id, unit, bucket, rule, updatedAt;
+        long ver;
+        boolean hasVer;
+        Integer ttl;
+        int page = -1;
+
+        static boolean isOne(String field) {
+            return switch (field) {
+                case "pk", "id", "unit", "bucket", "rule", "updatedAt", "ver", "ttl", "page" -> true;
+                default -> false;
+            };
+        }
+
+        /** Takes the value of {@code field} ({@link #isOne}); false when it is not of the type the field has. */
+        boolean take(String field, JsonToken t, JsonParser p) throws IOException {
+            switch (field) {
+                case "ver" -> {
+                    if (!isLong(t, p)) return false;
+                    ver = p.getLongValue();
+                    hasVer = true;
+                }
+                case "ttl", "page" -> {
+                    if (!isInt(t, p)) return false;
+                    if (field.equals("ttl")) ttl = p.getIntValue();
+                    else page = p.getIntValue();
+                }
+                default -> {
+                    if (t != JsonToken.VALUE_STRING) return false;
+                    String v = p.getText();
+                    switch (field) {
+                        case "pk" -> pk = v;
+                        case "id" -> id = v;
+                        case "unit" -> unit = v;
+                        case "bucket" -> bucket = v;
+                        case "rule" -> rule = v;
+                        default -> updatedAt = v;
+                    }
+                }
+            }
+            return true;
+        }
+
+        boolean complete() {
+            return pk != null && id != null && hasVer;
+        }
     }
 
     /** An object of grades in the array form, each to {@code into}; false at anything else (the older form included). */
@@ -357,10 +384,7 @@ public final class EntityBucketJson {
     /** The parts in the common shape, or null when the bytes are anything else. */
     private static Parts partsOf(JsonParser p, String text) throws IOException {
         if (p.nextToken() != JsonToken.START_OBJECT) return null;
-        String pk = null, id = null, unit = null, updatedAt = null;
-        long ver = 0;
-        boolean hasVer = false, page = false;
-        Integer ttl = null;
+        Scalars f = new Scalars();
         int[] spans = {-1, -1, -1, -1, -1, -1, -1, -1};
         int seen = 0;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -373,27 +397,11 @@ public final class EntityBucketJson {
             };
             if ((seen & bit) != 0) return null; // a field twice: the tree reader keeps the last, Cosmos might not
             seen |= bit;
+            if (Scalars.isOne(field)) {
+                if (!f.take(field, t, p)) return null;
+                continue;
+            }
             switch (field) {
-                case "pk", "id", "unit", "bucket", "rule", "updatedAt" -> {
-                    if (t != JsonToken.VALUE_STRING) return null;
-                    switch (field) {
-                        case "pk" -> pk = p.getText();
-                        case "id" -> id = p.getText();
-                        case "unit" -> unit = p.getText();
-                        case "updatedAt" -> updatedAt = p.getText();
-                        default -> { }
-                    }
-                }
-                case "ver" -> {
-                    if (!isLong(t, p)) return null;
-                    ver = p.getLongValue();
-                    hasVer = true;
-                }
-                case "ttl", "page" -> {
-                    if (!isInt(t, p)) return null;
-                    if (field.equals("ttl")) ttl = p.getIntValue();
-                    else page = true;
-                }
                 case "grades" -> {
                     int start = start(p);
                     if (t != JsonToken.START_OBJECT || !checkGrades(p, false)) return null;
@@ -423,10 +431,10 @@ public final class EntityBucketJson {
                 default -> p.skipChildren();
             }
         }
-        if (pk == null || id == null || !hasVer || spans[Parts.GRADES] < 0 || spans[Parts.QUALIFIED] < 0 || spans[Parts.SPILLED] < 0) return null;
+        if (!f.complete() || spans[Parts.GRADES] < 0 || spans[Parts.QUALIFIED] < 0 || spans[Parts.SPILLED] < 0) return null;
         // an hour of before nesting, with no minutes field: the tree reader's re-encoding writes its explicit null
-        if (spans[Parts.MINUTES] < 0 && !page && TimeUnit.HOUR.code().equals(unit)) return null;
-        return new Parts(pk, id, ver, ttl, updatedAt, text, spans);
+        if (spans[Parts.MINUTES] < 0 && f.page < 0 && TimeUnit.HOUR.code().equals(f.unit)) return null;
+        return new Parts(f.pk, f.id, f.ver, f.ttl, f.updatedAt, text, spans);
     }
 
     private static int start(JsonParser p) {

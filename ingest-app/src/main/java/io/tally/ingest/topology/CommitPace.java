@@ -45,7 +45,12 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
      * Per stream thread, shared by its tasks: [0] when it last processed a record, [1] when it last committed (wall
      * clock). Under exactly-once v2 a thread commits all its tasks in one transaction, so the pace is the thread's.
      */
-    private static final ThreadLocal<long[]> THREAD_CLOCK = ThreadLocal.withInitial(() -> new long[] {0, Long.MIN_VALUE / 2});
+    private static final ThreadLocal<long[]> THREAD_CLOCK = ThreadLocal.withInitial(CommitPace::newClock);
+
+    /** A thread's clock before its first record and commit (never committed: long ago, without overflow). */
+    static long[] newClock() {
+        return new long[] {0, Long.MIN_VALUE / 2};
+    }
 
     /** One task's view: the newest record it processed since its last commit. */
     static final class Task {
@@ -54,7 +59,7 @@ public record CommitPace(Duration freshInterval, Duration backlogInterval, Durat
         /** When this task was last part of a commit (wall clock). */
         private long lastCommit = Long.MIN_VALUE / 2;
         /** Its thread's clock; a task runs on the thread that initialised it (read once there, not per record). */
-        private long[] thread = new long[] {0, Long.MIN_VALUE / 2};
+        private long[] thread = newClock();
         private ProcessorContext<?, ?> context;
         private Cancellable punctuation;
 

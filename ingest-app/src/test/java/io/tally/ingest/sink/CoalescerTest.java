@@ -115,6 +115,9 @@ class CoalescerTest {
 
     // Flush window 400 ms, keeping up within 2 s; further behind, as long as it is behind beyond that, up to 15 s.
     private static final Coalescer.Holds HOLDS = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15));
+    /** The sink's holds while a backlog drains: a 60 s catch-up window and 8 s of quiet before the end. */
+    private static final Coalescer.Holds DRAINING = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15),
+            Duration.ofSeconds(60), Duration.ofSeconds(8));
     private static final long MS = 1_000_000L;
 
     /** The document id of a write (its key is pk|id). */
@@ -268,9 +271,7 @@ class CoalescerTest {
     void theAggregationsPausesBetweenBacklogCommitsAreNotTheEndOfTheStream() {
         // Updates come in bursts 4.5 s apart (a 3 s commit interval, then the commit), behind all of them: with the pause
         // counted in the quiet time (8 s), the drain keeps waiting, from its first pause on.
-        Coalescer.Holds holds = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15),
-                Duration.ofSeconds(60), Duration.ofSeconds(8));
-        Coalescer waits = new Coalescer(EntityBucketJson::parts, holds);
+        Coalescer waits = new Coalescer(EntityBucketJson::parts, DRAINING);
         int written = 0;
         for (long t = 0; t <= 40_500; t += 4_500) {
             waits.add(behind("t", 0, t, doc("a", "month", t + 1), 600_000), t * MS, CLOCK);
@@ -286,9 +287,7 @@ class CoalescerTest {
     void theQuietTimeGrowsWithThePausesADrainHasShownSoCommitsThatComeLaterStillAreNotTheEnd() {
         // A loaded machine: the aggregation's commits come further apart as the drain goes on (4.5 s, then 1.5 s more each
         // time, past the 8 s quiet time). The pauses seen are the drain's pace; the end is a pause well past them.
-        Coalescer.Holds holds = new Coalescer.Holds(Duration.ofMillis(400), Duration.ofSeconds(2), Duration.ofSeconds(15),
-                Duration.ofSeconds(60), Duration.ofSeconds(8));
-        Coalescer c = new Coalescer(EntityBucketJson::parts, holds);
+        Coalescer c = new Coalescer(EntityBucketJson::parts, DRAINING);
         int written = 0;
         long t = 0, last = 0;
         for (long gap = 4_500; gap <= 12_000; gap += 1_500) {

@@ -67,7 +67,7 @@ class CommitPaceTest {
 
     @Test
     void aFreshRecordAfterAQuietIntervalCommitsAtOnceAndOneSoonAfterWaitsForTheInterval() {
-        long[] thread = new long[] {0, Long.MIN_VALUE / 2};
+        long[] thread = CommitPace.newClock();
         CommitPace.Task task = new CommitPace.Task(PACE, thread);
         long now = 1_000_000;
         task.processed(now - 50, now);
@@ -82,7 +82,7 @@ class CommitPaceTest {
 
     @Test
     void aLateRecordNeverCommitsAtOnce() {
-        CommitPace.Task task = new CommitPace.Task(PACE, new long[] {0, Long.MIN_VALUE / 2});
+        CommitPace.Task task = new CommitPace.Task(PACE, CommitPace.newClock());
         long now = 1_000_000;
         task.processed(now - 60_000, now);
         assertThat(task.commitsAtOnce(now)).isFalse();
@@ -91,7 +91,7 @@ class CommitPaceTest {
 
     @Test
     void stageFiveBehindStageThreeOnTheSameThreadWaitsAQuarterIntervalNotAWholeOne() {
-        long[] thread = new long[] {0, Long.MIN_VALUE / 2};
+        long[] thread = CommitPace.newClock();
         CommitPace.Task stage3 = new CommitPace.Task(PACE, thread), stage5 = new CommitPace.Task(PACE, thread);
         long now = 1_000_000;
         stage3.processed(now - 20, now);
