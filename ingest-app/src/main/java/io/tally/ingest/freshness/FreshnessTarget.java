@@ -14,7 +14,8 @@ import java.time.Duration;
  *       event waits up to two intervals, a sixth of the target each;</li>
  *   <li>the sink's flush window, two fifths of the target: the sink writes a bucket at most once per window,
  *       so the window, not the commit interval, is what saves request units. It is longer than the commit
- *       interval on purpose: a window spans several commits and keeps only the newest value of each bucket.</li>
+ *       interval on purpose: a window spans several commits and keeps only the newest value of each bucket.
+ *       A bucket not written within the last window is written at once, so the window delays only busy ones.</li>
  * </ul>
  *
  * <p>The remaining quarter or so is for the transactions' commits, the sink's bulk call and the read.

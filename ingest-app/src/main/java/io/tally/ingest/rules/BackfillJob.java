@@ -55,6 +55,8 @@ public final class BackfillJob {
 
     private static final Duration KAFKA_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration POLL = Duration.ofMillis(500);
+    /** About two of the live run's commits when it keeps up: the lag shows a change of pace no sooner. */
+    private static final Duration LIVE_FIRST_COOLDOWN = Duration.ofSeconds(1);
 
     private final BackfillSettings settings;
     private final PrintStream out;
@@ -110,7 +112,10 @@ public final class BackfillJob {
             Map<TopicPartition, Long> ends = ends(ingest, sources, begins);
             long before = ends.entrySet().stream().mapToLong(e -> e.getValue() - begins.getOrDefault(e.getKey(), 0L)).sum();
             String applicationId = ingest.applicationId() + "-backfill-g" + state.generation();
-            HistoryBound.End end = new HistoryBound.End(ends, settings.recordsPerSecond());
+            Optional<LiveFirstPace> pace = settings.recordsPerSecond() > 0 && !settings.liveLagBound().isZero()
+                    ? Optional.of(new LiveFirstPace(settings.recordsPerSecond(), settings.liveLagBound(), LIVE_FIRST_COOLDOWN))
+                    : Optional.empty();
+            HistoryBound.End end = new HistoryBound.End(ends, pace.map(LiveFirstPace::rate).orElse(settings.recordsPerSecond()));
             StreamsBuilder builder = new StreamsBuilder();
             TallyTopology.buildHistory(builder, ingest.applicationId(), ingest.aggregation().topology(), rules, CountedGrades.of(state),
                     sources, TallyTopology.eventDeserializer(new SchemaRegistryClient(ingest.registryClient())), end);
@@ -118,7 +123,7 @@ public final class BackfillJob {
                  Admin admin = Admin.create(ingest.kafka().adminConfig(KAFKA_TIMEOUT))) {
                 requireStageFiveInput(admin, ingest.applicationId());
                 streams.start();
-                follow(admin, applicationId, streams, ends, begins, before, end);
+                follow(admin, applicationId, streams, ends, begins, before, end, ingest.applicationId(), pace);
                 streams.close(Duration.ofSeconds(60));
                 // "complete" must mean readable: what the backfill sent has to pass stage 5 and the sink first
                 awaitConsumed(admin, ingest, ingest.applicationId(), TallyTopology.repartitionTopic(ingest.applicationId()), "the live aggregation");
@@ -185,9 +190,13 @@ public final class BackfillJob {
         }
     }
 
-    /** Waits until the backfill's committed offsets reach every end, printing progress. */
+    /**
+     * Waits until the backfill's committed offsets reach every end, printing progress; meanwhile sets the backfill's rate
+     * from how far behind the live aggregation ({@code liveApplicationId}) is on the input ({@link LiveFirstPace}).
+     */
     private void follow(Admin admin, String applicationId, KafkaStreams streams, Map<TopicPartition, Long> ends,
-                        Map<TopicPartition, Long> begins, long total, HistoryBound.End end) throws InterruptedException {
+                        Map<TopicPartition, Long> begins, long total, HistoryBound.End end, String liveApplicationId,
+                        Optional<LiveFirstPace> pace) throws InterruptedException {
         long lastPrint = 0;
         while (true) {
             if (streams.state() == KafkaStreams.State.ERROR || streams.state() == KafkaStreams.State.NOT_RUNNING) {
@@ -211,13 +220,39 @@ public final class BackfillJob {
                 if (at < e.getValue()) complete = false;
             }
             long now = System.nanoTime();
+            if (pace.isPresent()) end.rate(observeLive(admin, liveApplicationId, ends.keySet(), pace.get(), now));
             if (complete || now - lastPrint >= settings.progressInterval().toNanos()) {
                 lastPrint = now;
-                System.err.printf("backfill: %,d / %,d records (%.1f%%), %,d deltas sent%n", done, total,
-                        total == 0 ? 100.0 : 100.0 * done / total, end.deltas());
+                String rate = pace.map(p -> String.format(java.util.Locale.ROOT, ", reading at most %,.0f records/s (live first: the live "
+                        + "aggregation is %.1f s behind)", p.rate(), p.lagSeconds())).orElse("");
+                System.err.printf("backfill: %,d / %,d records (%.1f%%), %,d deltas sent%s%n", done, total,
+                        total == 0 ? 100.0 : 100.0 * done / total, end.deltas(), rate);
             }
             if (complete) return;
             Thread.sleep(POLL.toMillis());
+        }
+    }
+
+    /** One look at the live aggregation's lag on the input partitions; the rate from now on (the last one if it cannot look). */
+    private static double observeLive(Admin admin, String liveApplicationId, Set<TopicPartition> partitions, LiveFirstPace pace, long now)
+            throws InterruptedException {
+        try {
+            Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
+            partitions.forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
+            var endOffsets = admin.listOffsets(latest).all().get();
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(Map.of(liveApplicationId,
+                    new ListConsumerGroupOffsetsSpec().topicPartitions(partitions))).partitionsToOffsetAndMetadata(liveApplicationId).get();
+            long ends = 0;
+            long at = 0;
+            for (var e : endOffsets.entrySet()) {
+                OffsetAndMetadata c = committed.get(e.getKey());
+                ends += e.getValue().offset();
+                at += c == null ? e.getValue().offset() : c.offset(); // nothing committed there: no lag it can tell
+            }
+            return pace.observe(now, ends, at);
+        } catch (java.util.concurrent.ExecutionException e) {
+            // a coordinator moving, a broker restarting: the pace is a hint, the backfill goes on at its last rate
+            return pace.rate();
         }
     }
 

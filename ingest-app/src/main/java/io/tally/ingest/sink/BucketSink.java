@@ -165,10 +165,22 @@ public final class BucketSink implements Runnable, AutoCloseable {
         if (writer.stalled()) return;
         if (ready.isEmpty() && !coalescer.isEmpty()) {
             long now = System.nanoTime();
-            if (full()) closeWindow(coalescer.drain(now, settings.windowMaxDocuments() / 2, settings.windowMaxBytes() / 2));
-            else if (now >= coalescer.dueAtNanos()) closeWindow(coalescer.drain(now, Integer.MAX_VALUE));
+            int behindRoom = behindRoom(now);
+            if (full()) closeWindow(coalescer.drain(now, settings.windowMaxDocuments() / 2, settings.windowMaxBytes() / 2, behindRoom));
+            else if (now >= coalescer.dueAtNanos()) closeWindow(coalescer.drain(now, Integer.MAX_VALUE, Long.MAX_VALUE, behindRoom));
         }
         feed();
+    }
+
+    /**
+     * How many writes behind live ones may go now: while updates that keep up are read, what
+     * {@code sink.backlog.max-in-flight-documents} leaves beside those in flight. A backfill's history released after its
+     * hold is thousands of documents at once; handed over whole, every live write behind it waited for all of them (at
+     * the service, in the RU pacer's queue).
+     */
+    private int behindRoom(long now) {
+        if (settings.backlogInFlight() == 0 || !coalescer.keepingUp(now)) return Integer.MAX_VALUE;
+        return Math.max(0, settings.backlogInFlight() - writer.behindInFlightDocuments());
     }
 
     /** The coalescer holds as many documents, or as much heap, as it may. */

@@ -21,6 +21,7 @@ public final class BucketWrite {
     long offset;                 // the newest record's offset
     int coalesced = 1;           // updates this write stands for
     String poison;               // why the record could not be decoded, or null
+    boolean behind;              // written behind updates that keep up (Coalescer): its in-flight count is bounded
     final OffsetTracker.Segment segment;
 
     WriteKind kind = WriteKind.PATCH_IF_NEWER;

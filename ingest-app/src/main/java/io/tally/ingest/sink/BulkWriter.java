@@ -56,6 +56,7 @@ public final class BulkWriter implements AutoCloseable {
     private final AimdLimiter limiter;
     private final RuPacer pacer;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger behindInFlight = new AtomicInteger();
     private final AtomicInteger stalledWrites = new AtomicInteger();
     private final Map<TopicPartition, AtomicInteger> inFlightByPartition = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Long> generations = new ConcurrentHashMap<>();
@@ -104,6 +105,7 @@ public final class BulkWriter implements AutoCloseable {
         for (BucketWrite w : writes) {
             w.generation = generations.getOrDefault(w.partition, 0L);
             inFlight.incrementAndGet();
+            if (w.behind) behindInFlight.incrementAndGet();
             inFlightByPartition.computeIfAbsent(w.partition, p -> new AtomicInteger()).incrementAndGet();
             if (w.poison != null) subscribe(deadLetter(w, DeadLetter.undecodable(w.poison)));
             else documents.add(w);
@@ -116,6 +118,9 @@ public final class BulkWriter implements AutoCloseable {
     }
 
     public int inFlightDocuments() { return inFlight.get(); }
+
+    /** Of those, the writes the coalescer marked as behind ({@link BucketWrite#behind}). */
+    public int behindInFlightDocuments() { return behindInFlight.get(); }
 
     /** True while a write is past its retry bound: the poll loop stops taking updates. */
     public boolean stalled() { return stalledWrites.get() > 0; }
@@ -373,6 +378,7 @@ public final class BulkWriter implements AutoCloseable {
             w.segment.complete();
         }
         inFlight.decrementAndGet();
+        if (w.behind) behindInFlight.decrementAndGet();
         inFlightByPartition.get(w.partition).decrementAndGet();
     }
 

@@ -23,7 +23,8 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p><b>How long a bucket waits.</b> Each bucket has a hold, from how far behind its freshest waiting update was when
  * it was read (the update's record timestamp: when the event it counts was produced): an update that keeps up is
- * written at the next close (the flush window), one that is far behind waits about as long again as it is behind, up
+ * written at once, or a flush window after its bucket's last write when that was within one (a bucket is written at
+ * most once per window, and a quiet one does not wait for busy ones), one that is far behind waits about as long again as it is behind, up
  * to {@code sink.backlog.max-window.ms}, and while the whole stream is behind, {@code sink.backlog.catch-up-window.ms}
  * ({@link Holds}). The hold is the bucket's, not the window's, so in one stream:
  * <ul>
@@ -104,6 +105,11 @@ public final class Coalescer {
         final TopicPartition partition;
         final String key;
         final long firstNanos;
+        /**
+         * Fresh, it may be written from then on: at once, or a flush window after its bucket's last fresh write when that
+         * was within one (the bucket is being written at most once per window).
+         */
+        final long notBeforeNanos;
         long lastNanos;
         long holdNanos;
         long ver;
@@ -114,18 +120,18 @@ public final class Coalescer {
         /** The segment of the close it was first carried past; null while it has not been carried. */
         OffsetTracker.Segment owed;
 
-        Pending(TopicPartition partition, String key, long ver, byte[] raw, long offset, long nowNanos, long holdNanos) {
+        Pending(TopicPartition partition, String key, long ver, byte[] raw, long offset, long nowNanos, long holdNanos, long notBeforeNanos) {
             this.partition = partition;
             this.key = key;
             this.ver = ver;
             this.raw = raw;
             this.offset = offset;
             this.firstNanos = nowNanos;
+            this.notBeforeNanos = notBeforeNanos;
             this.lastNanos = nowNanos;
             this.holdNanos = holdNanos;
         }
 
-        /** While the whole stream is behind, a late update waits the bound: more of the backlog is still to come. */
         /** What it counts against {@code sink.window.max-bytes}. */
         long heapBytes() {
             return ENTRY_BYTES + raw.length;
@@ -136,7 +142,12 @@ public final class Coalescer {
         }
 
         boolean due(long nowNanos, Holds holds, boolean streamBehind) {
-            return holds.fresh(holdNanos) || nowNanos - firstNanos >= waitNanos(holds, streamBehind);
+            return holds.fresh(holdNanos) ? nowNanos >= notBeforeNanos : nowNanos - firstNanos >= waitNanos(holds, streamBehind);
+        }
+
+        /** When it is due at its own hold (while the stream is behind, a late bucket may wait longer: {@link #drain}). */
+        long dueNanos(Holds holds) {
+            return holds.fresh(holdNanos) ? notBeforeNanos : firstNanos + holdNanos;
         }
     }
 
@@ -147,11 +158,18 @@ public final class Coalescer {
     private final Map<TopicPartition, Long> lastOffset = new HashMap<>();
     private final Map<TopicPartition, Integer> readSinceClose = new HashMap<>();
     private final List<BucketWrite> poison = new ArrayList<>();
+    /**
+     * The buckets written fresh within the last flush window, oldest first, and when: a fresh update of one of them waits
+     * until a window after that write, any other is written at the next close after it is read.
+     */
+    private final LinkedHashMap<String, Long> writtenFresh = new LinkedHashMap<>();
     private int records;
     private int documents;
     /** Heap the waiting updates hold, estimated: their bytes plus {@link #ENTRY_BYTES} each. */
     private long bytes;
     private long openedNanos;
+    /** When the last close was: closes come at most every eighth of a flush window (see {@link #dueAtNanos}). */
+    private long closedNanos = Long.MIN_VALUE / 2;
     private long nextDueNanos = Long.MAX_VALUE;
     private long behindMillis = Long.MAX_VALUE;
     /** When a record was last read, and when a fresh one was (nanos; both absent until it happens). */
@@ -213,16 +231,20 @@ public final class Coalescer {
         Map<String, Pending> m = byPartition.computeIfAbsent(tp, p -> new LinkedHashMap<>());
         Pending existing = m.get(key);
         if (existing == null) {
-            Pending p = new Pending(tp, key, h.ver(), r.value(), r.offset(), nowNanos, hold);
+            Long written = writtenFresh.get(key);
+            long notBefore = written == null ? nowNanos : Math.max(nowNanos, written + holds.flush().toNanos());
+            Pending p = new Pending(tp, key, h.ver(), r.value(), r.offset(), nowNanos, hold, notBefore);
             // The first update of a bucket since its last write decides: only the update that started the bucket carries the hint.
             p.create = r.headers().lastHeader(EntityBucketSerde.CREATED_HEADER) != null;
             m.put(key, p);
             documents++;
             bytes += p.heapBytes();
+            if (holds.fresh(hold)) nextDueNanos = Math.min(nextDueNanos, notBefore);
         } else {
             existing.coalesced++;
             existing.lastNanos = nowNanos;
             existing.holdNanos = Math.min(existing.holdNanos, hold); // fresh news in a waiting bucket: written at the next close
+            if (holds.fresh(hold)) nextDueNanos = Math.min(nextDueNanos, Math.max(nowNanos, existing.notBeforeNanos));
             if (h.ver() >= existing.ver) { // equal ver: the later record wins (same value by construction)
                 existing.ver = h.ver();
                 bytes += r.value().length - existing.raw.length;
@@ -257,14 +279,17 @@ public final class Coalescer {
     public long behindMillis() { return behindMillis; }
 
     /**
-     * When the close is due: a flush window after the first record read since the last close, or when the first
-     * bucket carried past it is due, whichever is sooner; Long.MAX_VALUE when nothing waits.
+     * When the close is due: when the first waiting bucket is due (a fresh one at once, unless its bucket was written
+     * fresh within the last flush window), and at the latest a flush window after the first record read since the last
+     * close; Long.MAX_VALUE when nothing waits.
      */
     public long dueAtNanos() {
         long due = nextDueNanos;
         if (records > 0) due = Math.min(due, openedNanos + holds.flush().toNanos());
         if (!poison.isEmpty()) due = Math.min(due, openedNanos);
-        return due;
+        // A close looks at every waiting bucket (a backfill's may be many): fresh ones written at once would otherwise
+        // close at every poll. An eighth of the window also gathers a stage-5 commit's updates into one bulk call.
+        return due == Long.MAX_VALUE ? due : Math.max(due, closedNanos + holds.flush().toNanos() / 8);
     }
 
     /**
@@ -278,6 +303,11 @@ public final class Coalescer {
      */
     private boolean streamBehind(long nowNanos) {
         return readAny && nowNanos - lastReadNanos <= quietNanos() && behindAt(nowNanos);
+    }
+
+    /** Updates that keep up are being read: a fresh one was, within {@code keepingUp} of {@code nowNanos}. */
+    public boolean keepingUp(long nowNanos) {
+        return !behindAt(nowNanos);
     }
 
     /** No fresh update was read within {@code keepingUp} of {@code nowNanos}. */
@@ -310,13 +340,24 @@ public final class Coalescer {
         return drain(nowNanos, keepAtMost, Long.MAX_VALUE);
     }
 
+    /** {@link #drain(long, int, long, int)} with every due bucket written. */
+    public Window drain(long nowNanos, int keepAtMost, long keepBytes) {
+        return drain(nowNanos, keepAtMost, keepBytes, Integer.MAX_VALUE);
+    }
+
     /**
      * Closes the window: one write per bucket that is due (its newest update, not decoded yet: see {@link #decode})
      * and per poison record, fresh buckets first; the others wait on. When more than {@code keepAtMost} buckets, or
      * more than {@code keepBytes} of them ({@link #bytes}), would wait, the least recently updated are written too.
-     * One segment per partition read since the last close; each write is bound to the segment it owes.
+     * One segment per partition read since the last close; each write is bound to the segment it owes. Of the buckets
+     * due behind, at most {@code behindAtMost} are written (the sink's room for writes behind live ones); the others stay
+     * due and are looked at again at the next close.
      */
-    public Window drain(long nowNanos, int keepAtMost, long keepBytes) {
+    public Window drain(long nowNanos, int keepAtMost, long keepBytes, int behindAtMost) {
+        if (nowNanos != Long.MAX_VALUE) {
+            forgetWrittenBefore(nowNanos - holds.flush().toNanos());
+            closedNanos = nowNanos;
+        }
         Map<TopicPartition, OffsetTracker.Segment> segments = new LinkedHashMap<>();
         lastOffset.forEach((tp, off) -> segments.put(tp, new OffsetTracker.Segment(tp, off + 1)));
         boolean streamBehind = nowNanos != Long.MAX_VALUE && streamBehind(nowNanos);
@@ -324,8 +365,11 @@ public final class Coalescer {
         long waitingBytes = 0;
         for (Map<String, Pending> m : byPartition.values()) {
             for (Pending p : m.values()) {
-                if (nowNanos == Long.MAX_VALUE || p.due(nowNanos, holds, streamBehind)) {
-                    (holds.fresh(p.holdNanos) ? fresh : behind).add(p);
+                boolean due = nowNanos == Long.MAX_VALUE || p.due(nowNanos, holds, streamBehind);
+                if (due && holds.fresh(p.holdNanos)) {
+                    fresh.add(p);
+                } else if (due && behind.size() < behindAtMost) {
+                    behind.add(p);
                 } else {
                     waiting.add(p);
                     waitingBytes += p.heapBytes();
@@ -343,7 +387,11 @@ public final class Coalescer {
         }
         List<BucketWrite> writes = new ArrayList<>(fresh.size() + behind.size() + poison.size());
         for (Pending p : fresh) writes.add(write(p, segments));
-        for (Pending p : behind) writes.add(write(p, segments));
+        for (Pending p : behind) {
+            BucketWrite w = write(p, segments);
+            w.behind = true;
+            writes.add(w);
+        }
         for (BucketWrite w : poison) writes.add(bind(w, segments.get(w.partition)));
         nextDueNanos = Long.MAX_VALUE;
         for (Pending p : waiting) {
@@ -352,11 +400,17 @@ public final class Coalescer {
                 p.owed.add();
             }
             // Kept past its own hold because the stream is behind: looked at again when the stream may have gone quiet.
-            long due = p.firstNanos + p.holdNanos;
-            if (streamBehind) due = Math.min(p.firstNanos + p.waitNanos(holds, true), Math.max(due, nowNanos + quietNanos()));
+            long due = p.dueNanos(holds);
+            if (streamBehind && !holds.fresh(p.holdNanos)) due = Math.min(p.firstNanos + p.waitNanos(holds, true), Math.max(due, nowNanos + quietNanos()));
             nextDueNanos = Math.min(nextDueNanos, due);
         }
         Window window = new Window(writes, new ArrayList<>(segments.values()), records);
+        if (nowNanos != Long.MAX_VALUE) {
+            for (Pending p : fresh) {
+                writtenFresh.remove(p.key); // to the end: the map stays in order of writing
+                writtenFresh.put(p.key, nowNanos);
+            }
+        }
         forget(fresh);
         forget(behind);
         lastOffset.clear();
@@ -365,6 +419,11 @@ public final class Coalescer {
         records = 0;
         behindMillis = Long.MAX_VALUE;
         return window;
+    }
+
+    private void forgetWrittenBefore(long nanos) {
+        var it = writtenFresh.values().iterator();
+        while (it.hasNext() && it.next() < nanos) it.remove();
     }
 
     private void forget(List<Pending> written) {
@@ -434,7 +493,7 @@ public final class Coalescer {
         poison.removeIf(w -> partitions.contains(w.partition));
         nextDueNanos = Long.MAX_VALUE;
         for (Map<String, Pending> m : byPartition.values()) {
-            for (Pending p : m.values()) if (p.owed != null) nextDueNanos = Math.min(nextDueNanos, p.firstNanos + p.holdNanos);
+            for (Pending p : m.values()) nextDueNanos = Math.min(nextDueNanos, p.dueNanos(holds));
         }
     }
 }

@@ -18,6 +18,8 @@ import java.util.List;
  * @param windowMaxBytes      heap the documents waiting to be written may hold, estimated ({@link Coalescer#bytes})
  * @param catchUpWindow       how long a late bucket waits while the whole stream is behind
  * @param flushWindow         a window is written at the latest this long after its first update
+ * @param backlogInFlight     documents written behind (a backfill's, a backlog's) that may be in flight while updates that
+ *                            keep up are being read; 0: no bound
  * @param upstreamPause       how long the aggregation's output may pause while it drains a backlog
  *                            ({@link FreshnessTarget#backlogPause()}): no update for longer than that (and the freshness
  *                            margin) is a stream gone quiet
@@ -29,7 +31,7 @@ import java.util.List;
  */
 public record SinkSettings(String groupId, Duration pollTimeout,
                            int windowMaxDocuments, long windowMaxBytes, Duration flushWindow, Duration backlogMaxWindow,
-                           Duration catchUpWindow, int maxInFlightDocuments, Duration commitInterval,
+                           Duration catchUpWindow, int backlogInFlight, int maxInFlightDocuments, Duration commitInterval,
                            Duration revokeDrainTimeout, int chunkSize, int microBatchSize, int microBatchConcurrency,
                            int concurrencyInitial, int concurrencyMin, int concurrencyMax, int targetRate,
                            int retryMaxAttempts, Duration retryInitialBackoff, Duration retryMaxBackoff, Duration retryMaxElapsed,
@@ -59,8 +61,9 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                     + "for sink.max-in-flight-documents (~5 KB each), the consumer's fetches and, in one process, the "
                     + "aggregation.").atLeast(0);
     public static final Setting<Duration> FLUSH_WINDOW = Setting.millis("sink.flush-window.ms", 0,
-            "A window is written at the latest this long after its first update arrived (the sink's added latency when idle); "
-                    + "each bucket is written at most once per window. 0 (default): two fifths of ingest.freshness-target.ms.");
+            "Each bucket is written at most once per window: an update that keeps up is written at once when its bucket was "
+                    + "not written within the last window, else a window after that write, with what came meanwhile (the sink's "
+                    + "added latency is at most this). 0 (default): two fifths of ingest.freshness-target.ms.");
     public static final Setting<Duration> BACKLOG_WINDOW = Setting.millis("sink.backlog.max-window.ms", 60_000,
             "Longest a bucket's update waits to be written while it is behind. An update no further behind than twice the "
                     + "freshness target (its record timestamp: when the event it counts was produced) is written within the flush "
@@ -69,6 +72,11 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                     + "updates beside a backlog or a backfill go first, and once the stream is fresh again nothing waits longer "
                     + "than its own lag. Producers that stamp records with old event times make the sink see a backlog: lower "
                     + "this for them. 0 = the flush window always (and no catch-up window either).");
+    public static final Setting<Integer> BACKLOG_IN_FLIGHT = Setting.integer("sink.backlog.max-in-flight-documents", 100,
+            "While updates that keep up are being read, documents written behind them (a rules backfill's history, what waited "
+                    + "sink.backlog.max-window.ms) are handed to Cosmos only while fewer than this many of them are in flight, so "
+                    + "a live write never queues behind more than this many (at the service, in the RU pacer, in the SDK's "
+                    + "batches): live first. While the whole stream is behind, no bound. 0: no bound.").atLeast(0);
     public static final Setting<Duration> CATCH_UP_WINDOW = Setting.millis("sink.backlog.catch-up-window.ms", 300_000,
             "How long a bucket that is behind waits while the whole stream is behind (updates keep coming and none is fresh: "
                     + "a burst the aggregation works through, a catch-up after an outage), so draining "
@@ -143,7 +151,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                     + "the rate grows back by a quarter per second.").atLeast(1);
 
     public static final List<Setting<?>> ALL = List.of(GROUP_ID, POLL_TIMEOUT, WINDOW_DOCUMENTS, WINDOW_BYTES, FLUSH_WINDOW, BACKLOG_WINDOW, CATCH_UP_WINDOW,
-            MAX_IN_FLIGHT, COMMIT_INTERVAL, REVOKE_DRAIN, CHUNK_SIZE, MICRO_BATCH, MICRO_BATCH_CONCURRENCY, CONCURRENCY_INITIAL,
+            BACKLOG_IN_FLIGHT, MAX_IN_FLIGHT, COMMIT_INTERVAL, REVOKE_DRAIN, CHUNK_SIZE, MICRO_BATCH, MICRO_BATCH_CONCURRENCY, CONCURRENCY_INITIAL,
             CONCURRENCY_MIN, CONCURRENCY_MAX, TARGET_RATE, RETRY_ATTEMPTS, RETRY_INITIAL, RETRY_MAX, RETRY_ELAPSED, RU_BUDGET,
             SDK_THROTTLE_RETRIES, METRICS_PORT, FLEET_BUDGET,
             PACING, PACING_MIN_RATE);
@@ -186,7 +194,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
         Duration window = c.get(FLUSH_WINDOW).isZero() ? freshness.flushWindow() : c.get(FLUSH_WINDOW);
         long windowBytes = c.get(WINDOW_BYTES) == 0 ? Runtime.getRuntime().maxMemory() / 4 : c.get(WINDOW_BYTES);
         return new SinkSettings(c.get(GROUP_ID), c.get(POLL_TIMEOUT), c.get(WINDOW_DOCUMENTS), windowBytes,
-                window, c.get(BACKLOG_WINDOW), c.get(CATCH_UP_WINDOW), c.get(MAX_IN_FLIGHT), c.get(COMMIT_INTERVAL), c.get(REVOKE_DRAIN), c.get(CHUNK_SIZE),
+                window, c.get(BACKLOG_WINDOW), c.get(CATCH_UP_WINDOW), c.get(BACKLOG_IN_FLIGHT), c.get(MAX_IN_FLIGHT), c.get(COMMIT_INTERVAL), c.get(REVOKE_DRAIN), c.get(CHUNK_SIZE),
                 c.get(MICRO_BATCH), c.get(MICRO_BATCH_CONCURRENCY), c.get(CONCURRENCY_INITIAL), c.get(CONCURRENCY_MIN),
                 c.get(CONCURRENCY_MAX), c.get(TARGET_RATE), c.get(RETRY_ATTEMPTS), c.get(RETRY_INITIAL), c.get(RETRY_MAX), c.get(RETRY_ELAPSED),
                 c.get(RU_BUDGET), c.get(SDK_THROTTLE_RETRIES), c.get(METRICS_PORT),

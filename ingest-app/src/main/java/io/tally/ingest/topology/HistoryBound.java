@@ -26,7 +26,7 @@ public final class HistoryBound implements Processor<byte[], byte[], byte[], byt
      */
     public static final class End {
         private final Map<TopicPartition, Long> offsets;
-        private final double recordsPerSecond;
+        private volatile double recordsPerSecond;
         private final AtomicLong passed = new AtomicLong();
         private final AtomicLong deltas = new AtomicLong();
         private long nextAtNanos = System.nanoTime();
@@ -39,6 +39,11 @@ public final class HistoryBound implements Processor<byte[], byte[], byte[], byt
 
         public Map<TopicPartition, Long> offsets() {
             return offsets;
+        }
+
+        /** Reads at {@code recordsPerSecond} from now on (0: no limit). Any thread. */
+        public void rate(double recordsPerSecond) {
+            this.recordsPerSecond = recordsPerSecond;
         }
 
         /** Records read before the end so far, in this process. */
@@ -67,11 +72,12 @@ public final class HistoryBound implements Processor<byte[], byte[], byte[], byt
          */
         void pace() throws InterruptedException {
             passed.incrementAndGet();
-            if (recordsPerSecond <= 0) return;
+            double rate = recordsPerSecond;
+            if (rate <= 0) return;
             long wait;
             synchronized (this) {
                 long now = System.nanoTime();
-                nextAtNanos = Math.max(nextAtNanos, now - 1_000_000_000L) + (long) (1e9 / recordsPerSecond);
+                nextAtNanos = Math.max(nextAtNanos, now - 1_000_000_000L) + (long) (1e9 / rate);
                 wait = nextAtNanos - now;
             }
             if (wait > 0) Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));

@@ -138,10 +138,10 @@ class CoalescerTest {
         long t0 = 0;
         c.add(behind("t", 0, 1, doc("a", "history", 1), 7_000), t0, CLOCK);      // 7 s behind: waits 5 s
         c.add(behind("t", 0, 2, doc("a", "old-news", 1), 60_000), t0, CLOCK);     // a minute behind: waits the bound, 15 s
-        c.add(behind("t", 0, 3, doc("b", "live", 1), 50), t0, CLOCK);             // keeping up: the next close
-        assertThat(c.dueAtNanos()).isEqualTo(t0 + 400 * MS);
+        c.add(behind("t", 0, 3, doc("b", "live", 1), 50), t0, CLOCK);             // keeping up: at once
+        assertThat(c.dueAtNanos()).isEqualTo(t0);
 
-        Coalescer.Window first = c.drain(t0 + 400 * MS, Integer.MAX_VALUE);
+        Coalescer.Window first = c.drain(t0, Integer.MAX_VALUE);
         assertThat(first.writes()).extracting(CoalescerTest::id).containsExactly("live");
         assertThat(c.documents()).isEqualTo(2);
         assertThat(c.dueAtNanos()).as("the waiting buckets' hold").isEqualTo(t0 + 5_000 * MS);
@@ -159,15 +159,81 @@ class CoalescerTest {
     }
 
     @Test
-    void freshNewsInAWaitingBucketIsWrittenAtTheNextClose() {
+    void freshNewsInAWaitingBucketIsWrittenAtOnce() {
         Coalescer c = new Coalescer(EntityBucketJson::parts, HOLDS);
         c.add(behind("t", 0, 1, doc("a", "x", 1), 600_000), 0, CLOCK);  // far behind: waits 15 s
         assertThat(c.drain(400 * MS, Integer.MAX_VALUE).writes()).isEmpty();
         c.add(behind("t", 0, 2, doc("a", "x", 2), 10), 500 * MS, CLOCK); // live changes the same document
-        assertThat(c.dueAtNanos()).isEqualTo(900 * MS);
-        Coalescer.Window w = c.drain(900 * MS, Integer.MAX_VALUE);
+        assertThat(c.dueAtNanos()).isEqualTo(500 * MS);
+        Coalescer.Window w = c.drain(500 * MS, Integer.MAX_VALUE);
         w.writes().forEach(c::decode);
         assertThat(w.writes()).extracting(b -> id(b) + "@" + b.ver()).containsExactly("x@2");
+    }
+
+    @Test
+    void besideUpdatesThatKeepUpOnlyAsManyBehindWritesGoAsTheSinkHasRoomForAndTheRestStayDue() {
+        Coalescer c = new Coalescer(EntityBucketJson::parts, HOLDS);
+        for (int i = 1; i <= 3; i++) c.add(behind("t", 0, i, doc("h", "history-" + i, 1), 7_000), 0, CLOCK); // waits 5 s
+        assertThat(c.keepingUp(0)).isFalse();
+        c.add(behind("t", 0, 4, doc("a", "live", 1), 10), 4_900 * MS, CLOCK);
+        assertThat(c.keepingUp(4_900 * MS)).isTrue();
+        Coalescer.Window w = c.drain(5_000 * MS, Integer.MAX_VALUE, Long.MAX_VALUE, 2);
+        assertThat(w.writes()).extracting(b -> id(b) + "/" + b.behind).containsExactly("live/false", "history-1/true", "history-2/true");
+        assertThat(c.dueAtNanos()).as("still due: looked at again at the next close").isEqualTo(5_050 * MS);
+        assertThat(c.drain(5_050 * MS, Integer.MAX_VALUE, Long.MAX_VALUE, 0).writes()).isEmpty();
+        assertThat(c.drain(5_100 * MS, Integer.MAX_VALUE, Long.MAX_VALUE, 1).writes()).extracting(CoalescerTest::id).containsExactly("history-3");
+        assertThat(c.isEmpty()).isTrue();
+    }
+
+    @Test
+    void closesComeAtMostEveryEighthOfAFlushWindowSoAStage5CommitIsOneClose() {
+        Coalescer c = new Coalescer(EntityBucketJson::parts, HOLDS);
+        c.add(behind("t", 0, 1, doc("a", "one", 1), 10), 0, CLOCK);
+        assertThat(c.drain(0, Integer.MAX_VALUE).writes()).hasSize(1);
+        c.add(behind("t", 0, 2, doc("b", "two", 1), 10), 10 * MS, CLOCK);
+        c.add(behind("t", 0, 3, doc("c", "three", 1), 10), 30 * MS, CLOCK);
+        assertThat(c.dueAtNanos()).isEqualTo(50 * MS);
+        assertThat(c.drain(50 * MS, Integer.MAX_VALUE).writes()).extracting(CoalescerTest::id).containsExactly("two", "three");
+        assertThat(c.dueAtNanos()).as("nothing waits").isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void aFreshBucketIsWrittenAtOnceUnlessItWasWrittenWithinTheFlushWindowThenAWindowAfterThatWrite() {
+        OffsetTracker tracker = new OffsetTracker();
+        Coalescer c = new Coalescer(EntityBucketJson::parts, HOLDS);
+        c.add(behind("t", 0, 1, doc("a", "hot", 1), 10), 0, CLOCK);
+        assertThat(c.dueAtNanos()).as("not written lately: at once").isEqualTo(0);
+        Coalescer.Window first = c.drain(0, Integer.MAX_VALUE);
+        tracker.register(first.segments());
+        assertThat(first.writes()).extracting(CoalescerTest::id).containsExactly("hot");
+        first.writes().forEach(w -> w.segment.complete());
+
+        c.add(behind("t", 0, 2, doc("a", "hot", 2), 10), 100 * MS, CLOCK);
+        c.add(behind("t", 0, 3, doc("b", "cold", 1), 10), 100 * MS, CLOCK);
+        assertThat(c.dueAtNanos()).isEqualTo(100 * MS);
+        Coalescer.Window second = c.drain(100 * MS, Integer.MAX_VALUE);
+        tracker.register(second.segments());
+        assertThat(second.writes()).as("hot was written 100 ms ago: it waits").extracting(CoalescerTest::id).containsExactly("cold");
+        second.writes().forEach(w -> w.segment.complete());
+        assertThat(tracker.committable()).as("offset 2 waits in the coalescer: only the first close is durable")
+                .containsExactly(java.util.Map.entry(new TopicPartition("t", 0), new org.apache.kafka.clients.consumer.OffsetAndMetadata(2)));
+        assertThat(c.dueAtNanos()).as("a flush window after its last write").isEqualTo(400 * MS);
+
+        c.add(behind("t", 0, 4, doc("a", "hot", 3), 10), 300 * MS, CLOCK);
+        Coalescer.Window early = c.drain(399 * MS, Integer.MAX_VALUE);
+        tracker.register(early.segments());
+        assertThat(early.writes()).isEmpty();
+        Coalescer.Window third = c.drain(400 * MS, Integer.MAX_VALUE);
+        tracker.register(third.segments());
+        third.writes().forEach(c::decode);
+        assertThat(third.writes()).as("once in the window, with what came meanwhile")
+                .extracting(w -> id(w) + "@" + w.ver() + "x" + w.coalesced()).containsExactly("hot@3x2");
+        third.writes().forEach(w -> w.segment.complete());
+        assertThat(tracker.committable()).containsExactly(java.util.Map.entry(new TopicPartition("t", 0),
+                new org.apache.kafka.clients.consumer.OffsetAndMetadata(5)));
+
+        c.add(behind("t", 0, 5, doc("a", "hot", 4), 10), 800 * MS, CLOCK);
+        assertThat(c.dueAtNanos()).as("its last write a window ago: at once again").isEqualTo(800 * MS);
     }
 
     @Test
