@@ -116,7 +116,7 @@ public final class BackfillBench {
     private final String registry;
     private final LocalCosmos cosmos;
     private final BenchResults results;
-    private final ExecutorService background = Executors.newCachedThreadPool();
+    private final ExecutorService background = Executors.newCachedThreadPool(r -> new Thread(r, CpuByPart.HARNESS_PREFIX + "live-load"));
 
     private BackfillBench(boolean quick, Size size, Size defaults, String[] backfillSettings) {
         this.size = size;
@@ -364,8 +364,10 @@ public final class BackfillBench {
             // Request bodies at the endpoint are the sinks' writes alone: the probe's and read-service's reads send none.
             long bytesA = cosmos.control().stats().requestBytes();
             Timeline.Sample a = timeline.now();
+            CpuByPart cpuAlone = CpuByPart.start(cosmos.pid());
             Thread.sleep(size.baseline.toMillis());
             Timeline.Sample b = timeline.now();
+            List<CpuByPart.Part> cpuBefore = cpuAlone.stop();
             long bytesB = cosmos.control().stats().requestBytes();
             double baselineSeconds = (b.nanos() - a.nanos()) / 1e9;
             double liveRu = (b.requestUnits() - a.requestUnits()) / baselineSeconds;
@@ -375,6 +377,7 @@ public final class BackfillBench {
 
             long bytesC = cosmos.control().stats().requestBytes();
             Timeline.Sample c = timeline.now();
+            CpuByPart cpuBackfill = CpuByPart.start(cosmos.pid());
             List<String> flags = run.commandFlags("--ingest.state-dir=" + dir.resolve("state-backfill"),
                     "--backfill.end-margin.ms=" + END_MARGIN.toMillis(), "--backfill.progress-interval.ms=5000");
             flags.addAll(List.of(backfillSettings));
@@ -384,6 +387,7 @@ public final class BackfillBench {
             long jobEnd = System.nanoTime();
             awaitDrained(run, "the backfill's deltas");
             Timeline.Sample d = timeline.now();
+            List<CpuByPart.Part> cpuDuring = cpuBackfill.stop();
             long bytesD = cosmos.control().stats().requestBytes();
             double window = (d.nanos() - c.nanos()) / 1e9;
             double ru = d.requestUnits() - c.requestUnits() - liveRu * window;
@@ -407,8 +411,10 @@ public final class BackfillBench {
                     .figure(s, "load average (1 min), mean", loadBaseline[0], "")
                     .figure(s, "load average (1 min), max", loadBaseline[1], "");
             freshness("live freshness before the backfill", probe.markersSentBetween(a.nanos(), b.nanos()));
+            cpu("CPU by part, live rate alone", cpuBefore);
             String f = "a. backfill of " + NEW_RULE + "/day";
             results.figure(f, "backfill.max-records-per-second", settings.recordsPerSecond(), "records/s")
+                    .figure(f, "backfill.live-first.max-lag.ms (0: a fixed rate)", settings.liveLagBound().toMillis(), "ms")
                     .figure(f, "its commit interval (ingest.backlog.commit-interval.ms: all its records are history)",
                             settings.ingest().streamsCommitInterval().toMillis(), "ms")
                     .figure(f, "records read (the input up to its end when the job started)", report.recordsRead(), "records")
@@ -426,6 +432,7 @@ public final class BackfillBench {
                     .figure(f, "load average (1 min), mean during it", loadBackfill[0], "")
                     .figure(f, "load average (1 min), max during it", loadBackfill[1], "");
             freshness("a. live freshness during the backfill", probe.markersSentBetween(c.nanos(), d.nanos()));
+            cpu("CPU by part, live rate and the backfill", cpuDuring);
             results.figure("live rate", "records produced by the live rate in all", acknowledged, "records");
             timeline.plot(results, "live alone", a.nanos(), b.nanos());
             timeline.plot(results, "live and the backfill", c.nanos(), d.nanos());
@@ -445,6 +452,11 @@ public final class BackfillBench {
                     + "run for a while, it also reads the live records since the seam, and skips them (they are on the live side).");
             return new Live(ru, docs, window, jobSeconds, report.recordsRead());
         }
+    }
+
+    /** Where the 2 cores went: on this machine freshness is bound by whichever part crowds the others out. */
+    private void cpu(String scenario, List<CpuByPart.Part> parts) {
+        for (CpuByPart.Part p : parts) results.figure(scenario, p.name(), p.cores(), "cores");
     }
 
     private void freshness(String scenario, List<FreshnessProbe.Marker> markers) {

@@ -36,8 +36,8 @@ import java.util.concurrent.Future;
  * run itself instead of the last 48 hours, no duplicates or bad records (so every record counts once and the
  * ideal needs no dedupe), at a fixed rate the pipeline keeps up with.
  *
- * <pre>./tally bench freshness-cost [--quick] [--rate=N]</pre>
- * (--quick: 0.25 s and 5 s only, 20 s each.)
+ * <pre>./tally bench freshness-cost [--quick] [--rate=N] [--targets=MS,MS,...]</pre>
+ * (--quick: 0.25 s and 5 s only, 20 s each; --targets: those targets only, in milliseconds.)
  */
 public final class FreshnessCostBench {
     static final String NAME = "freshness-cost";
@@ -48,21 +48,25 @@ public final class FreshnessCostBench {
 
     private final boolean quick;
     private final int rate;
+    private final java.util.Optional<List<Duration>> chosen;
     private final TestKafka kafka;
     private final String registry;
     private final LocalCosmos cosmos;
     private final BenchResults results;
     private final ExecutorService background = Executors.newCachedThreadPool();
 
-    private FreshnessCostBench(boolean quick, int rate) {
+    private FreshnessCostBench(boolean quick, int rate, java.util.Optional<List<Duration>> chosen) {
         this.quick = quick;
         this.rate = rate;
+        this.chosen = chosen;
         this.kafka = TestKafka.get();
         this.registry = LocalSchemaRegistry.get().url();
         this.cosmos = LocalCosmos.startPrivate();
         BenchRun.begin(NAME).cosmos(cosmos.control());
         this.results = new BenchResults(NAME, "Freshness against cost: documents and RU per event at each freshness target",
-                "./tally bench " + NAME + (quick ? " --quick" : "") + (rate != 1000 ? " --rate=" + rate : ""));
+                "./tally bench " + NAME + (quick ? " --quick" : "") + (rate != 1000 ? " --rate=" + rate : "")
+                        + chosen.map(t -> " --targets=" + t.stream().map(d -> Long.toString(d.toMillis())).collect(java.util.stream.Collectors.joining(",")))
+                        .orElse(""));
     }
 
     public static void main(String[] args) throws Exception {
@@ -70,9 +74,11 @@ public final class FreshnessCostBench {
         boolean quick = Arrays.asList(args).contains("--quick");
         int rate = Arrays.stream(args).filter(a -> a.startsWith("--rate=")).map(a -> Integer.parseInt(a.substring(7)))
                 .findFirst().orElse(1000);
+        java.util.Optional<List<Duration>> targets = Arrays.stream(args).filter(a -> a.startsWith("--targets=")).findFirst()
+                .map(a -> Arrays.stream(a.substring(10).split(",")).map(ms -> Duration.ofMillis(Long.parseLong(ms.trim()))).toList());
         EndToEndBench.quietLibraries();
         try {
-            new FreshnessCostBench(quick, rate).run();
+            new FreshnessCostBench(quick, rate, targets).run();
         } catch (Throwable t) {
             t.printStackTrace();
             System.exit(1);
@@ -81,7 +87,7 @@ public final class FreshnessCostBench {
     }
 
     private void run() throws Exception {
-        List<Duration> targets = quick ? List.of(Duration.ofMillis(250), Duration.ofSeconds(5))
+        List<Duration> targets = chosen.isPresent() ? chosen.get() : quick ? List.of(Duration.ofMillis(250), Duration.ofSeconds(5))
                 : List.of(Duration.ofMillis(250), Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30));
         results.note(String.format(Locale.ROOT, "Each target on a fresh pipeline (ingest-app with both roles and read-service at their "
                 + "defaults but for ingest.freshness-target.ms; broker in-process, a private local Cosmos endpoint whose RU are its model, "
