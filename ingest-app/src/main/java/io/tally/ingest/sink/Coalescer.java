@@ -58,7 +58,8 @@ public final class Coalescer {
 
     /**
      * How long an update may wait, from how far behind it is: the flush window while it is no further behind than
-     * {@code keepingUp}; further behind, as long as it is behind beyond that, at least the flush window and at most
+     * {@code keepingUp} (such an update is fresh: written at once, or a flush window after its bucket's last write when
+     * that was within one); further behind, as long as it is behind beyond that, at least the flush window and at most
      * {@code backlogMax} (which, at or below the flush window, turns holds off). Continuous at {@code keepingUp}, so an
      * update only a little late is not held: the freshness target's tail stays where it was. Far behind, an update's
      * lag at most doubles. While the whole stream is behind a late bucket waits at least {@code catchUp} instead
