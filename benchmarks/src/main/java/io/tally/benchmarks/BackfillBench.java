@@ -411,7 +411,8 @@ public final class BackfillBench {
                     .figure(s, "load average (1 min), mean", loadBaseline[0], "")
                     .figure(s, "load average (1 min), max", loadBaseline[1], "");
             freshness("live freshness before the backfill", probe.markersSentBetween(a.nanos(), b.nanos()));
-            cpu("CPU by part, live rate alone", cpuBefore);
+            // where the 2 cores went: on this machine freshness is bound by whichever part crowds the others out
+            CpuByPart.figures(results, "CPU by part, live rate alone", cpuBefore);
             String f = "a. backfill of " + NEW_RULE + "/day";
             results.figure(f, "backfill.max-records-per-second", settings.recordsPerSecond(), "records/s")
                     .figure(f, "backfill.live-first.max-lag.ms (0: a fixed rate)", settings.liveLagBound().toMillis(), "ms")
@@ -432,7 +433,7 @@ public final class BackfillBench {
                     .figure(f, "load average (1 min), mean during it", loadBackfill[0], "")
                     .figure(f, "load average (1 min), max during it", loadBackfill[1], "");
             freshness("a. live freshness during the backfill", probe.markersSentBetween(c.nanos(), d.nanos()));
-            cpu("CPU by part, live rate and the backfill", cpuDuring);
+            CpuByPart.figures(results, "CPU by part, live rate and the backfill", cpuDuring);
             results.figure("live rate", "records produced by the live rate in all", acknowledged, "records");
             timeline.plot(results, "live alone", a.nanos(), b.nanos());
             timeline.plot(results, "live and the backfill", c.nanos(), d.nanos());
@@ -452,11 +453,6 @@ public final class BackfillBench {
                     + "run for a while, it also reads the live records since the seam, and skips them (they are on the live side).");
             return new Live(ru, docs, window, jobSeconds, report.recordsRead());
         }
-    }
-
-    /** Where the 2 cores went: on this machine freshness is bound by whichever part crowds the others out. */
-    private void cpu(String scenario, List<CpuByPart.Part> parts) {
-        for (CpuByPart.Part p : parts) results.figure(scenario, p.name(), p.cores(), "cores");
     }
 
     private void freshness(String scenario, List<FreshnessProbe.Marker> markers) {

@@ -193,6 +193,11 @@ final class CpuByPart implements AutoCloseable {
         return parts;
     }
 
+    /** Each part as a figure of {@code scenario}, in cores. */
+    static void figures(BenchResults results, String scenario, List<Part> parts) {
+        for (Part p : parts) results.figure(scenario, p.name(), p.cores(), "cores");
+    }
+
     /** The Node process's user and system time from /proc (clock ticks of 1/100 s on Linux), or -1. */
     private long nodeCpuNanos() {
         if (nodePid.isEmpty()) return -1;

@@ -487,7 +487,7 @@ public final class EndToEndBench {
     }
 
     private void cpuFigures(String scenario, Measured m) {
-        for (CpuByPart.Part p : m.cpu) results.figure(scenario, p.name(), p.cores(), "cores");
+        CpuByPart.figures(results, scenario, m.cpu);
     }
 
     private record Measured(PipelineSampler.Totals totals, GroundTruth truth, Verdict verdict, List<FreshnessProbe.Marker> duringBurst,

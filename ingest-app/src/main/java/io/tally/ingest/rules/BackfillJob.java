@@ -204,8 +204,7 @@ public final class BackfillJob {
             }
             Map<TopicPartition, OffsetAndMetadata> committed;
             try {
-                committed = admin.listConsumerGroupOffsets(Map.of(applicationId, new ListConsumerGroupOffsetsSpec()))
-                        .partitionsToOffsetAndMetadata(applicationId).get();
+                committed = committed(admin, applicationId, new ListConsumerGroupOffsetsSpec());
             } catch (java.util.concurrent.ExecutionException e) {
                 throw new IllegalStateException("cannot read the backfill's offsets: " + e.getCause(), e.getCause());
             }
@@ -237,23 +236,37 @@ public final class BackfillJob {
     private static double observeLive(Admin admin, String liveApplicationId, Set<TopicPartition> partitions, LiveFirstPace pace, long now)
             throws InterruptedException {
         try {
-            Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
-            partitions.forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
-            var endOffsets = admin.listOffsets(latest).all().get();
-            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(Map.of(liveApplicationId,
-                    new ListConsumerGroupOffsetsSpec().topicPartitions(partitions))).partitionsToOffsetAndMetadata(liveApplicationId).get();
+            Map<TopicPartition, Long> endOffsets = latestOffsets(admin, partitions);
+            Map<TopicPartition, OffsetAndMetadata> committed = committed(admin, liveApplicationId,
+                    new ListConsumerGroupOffsetsSpec().topicPartitions(partitions));
             long ends = 0;
             long at = 0;
             for (var e : endOffsets.entrySet()) {
                 OffsetAndMetadata c = committed.get(e.getKey());
-                ends += e.getValue().offset();
-                at += c == null ? e.getValue().offset() : c.offset(); // nothing committed there: no lag it can tell
+                ends += e.getValue();
+                at += c == null ? e.getValue() : c.offset(); // nothing committed there: no lag it can tell
             }
             return pace.observe(now, ends, at);
         } catch (java.util.concurrent.ExecutionException e) {
             // a coordinator moving, a broker restarting: the pace is a hint, the backfill goes on at its last rate
             return pace.rate();
         }
+    }
+
+    /** The end offset of each partition now. */
+    private static Map<TopicPartition, Long> latestOffsets(Admin admin, java.util.Collection<TopicPartition> partitions)
+            throws InterruptedException, java.util.concurrent.ExecutionException {
+        Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
+        partitions.forEach(tp -> latest.put(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()));
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        admin.listOffsets(latest).all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
+        return ends;
+    }
+
+    /** What consumer group {@code group} has committed, of the partitions {@code spec} names (all when it names none). */
+    private static Map<TopicPartition, OffsetAndMetadata> committed(Admin admin, String group, ListConsumerGroupOffsetsSpec spec)
+            throws InterruptedException, java.util.concurrent.ExecutionException {
+        return admin.listConsumerGroupOffsets(Map.of(group, spec)).partitionsToOffsetAndMetadata(group).get();
     }
 
     /**
@@ -265,11 +278,7 @@ public final class BackfillJob {
         Map<TopicPartition, Long> target;
         try {
             var description = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-            Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new HashMap<>();
-            description.partitions().forEach(p -> latest.put(new TopicPartition(topic, p.partition()),
-                    org.apache.kafka.clients.admin.OffsetSpec.latest()));
-            target = new HashMap<>();
-            admin.listOffsets(latest).all().get().forEach((tp, info) -> target.put(tp, info.offset()));
+            target = latestOffsets(admin, description.partitions().stream().map(p -> new TopicPartition(topic, p.partition())).toList());
         } catch (java.util.concurrent.ExecutionException e) {
             throw new IllegalStateException("cannot read the end of " + topic + ": " + e.getCause(), e.getCause());
         }
@@ -278,8 +287,7 @@ public final class BackfillJob {
         while (true) {
             Map<TopicPartition, OffsetAndMetadata> committed;
             try {
-                committed = admin.listConsumerGroupOffsets(Map.of(group, new ListConsumerGroupOffsetsSpec()))
-                        .partitionsToOffsetAndMetadata(group).get();
+                committed = committed(admin, group, new ListConsumerGroupOffsetsSpec());
             } catch (java.util.concurrent.ExecutionException e) {
                 throw new IllegalStateException("cannot read the offsets of " + group + ": " + e.getCause(), e.getCause());
             }

@@ -107,6 +107,24 @@ class BulkWriterTest {
     }
 
     @Test
+    void writesBehindLiveOnesAreCountedInFlightUntilDurable() throws Exception {
+        script.latency = Duration.ofMillis(200);
+        try (BulkWriter w = writer(settings())) {
+            Coalescer c = new Coalescer(EntityBucketJson::parts);
+            for (int i = 0; i < 3; i++) c.add(record("t", 0, i, doc("e", "d" + i, 5)));
+            Coalescer.Window window = c.drain();
+            window.writes().forEach(c::decode);
+            window.writes().get(0).behind = true;
+            window.writes().get(1).behind = true;
+            w.submit(window.writes());
+            assertThat(w.inFlightDocuments()).isEqualTo(3);
+            assertThat(w.behindInFlightDocuments()).isEqualTo(2);
+            await(() -> w.inFlightDocuments() == 0);
+            assertThat(w.behindInFlightDocuments()).isZero();
+        }
+    }
+
+    @Test
     void aMissingBucketIsCreatedAndAStaleOneCountsAsWritten() throws Exception {
         script.on("new", "404").on("stale", "412").on("raced", "404", "409");
         try (BulkWriter w = writer(settings())) {
