@@ -117,13 +117,16 @@ class RulesChangeIT {
             ReadMain read = new ReadMain(ReadSettings.load(new String[] {"--cosmos.endpoint=" + cosmos.endpoint(), "--cosmos.database=" + p.database,
                     "--read.http.port=0", "--read.rules-file=" + v1, "--read.rules-refresh.ms=1000", "--read.request-timeout.ms=15000",
                     "--read.cosmos.end-to-end-timeout.ms=10000"}, Map.of())).start();
-            ReadPoller reads = new ReadPoller(read.port(), p);
+            // loadgen spreads event times over the whole hours before now, so at 00:30 UTC "today" has no events yet: the
+            // poller asks for the day of the spread's last events
+            var load = p.loadgen(14_000, 200, 33, "--loadgen.rules-file=" + v2, "--loadgen.future-skew.ms=20000");
+            long lastDay = java.time.Instant.ofEpochMilli(load.start().plus(load.window()).toEpochMilli() - 1).getEpochSecond() / 86_400;
+            ReadPoller reads = new ReadPoller(read.port(), p, lastDay);
             // v2 keeps these grades (spend-per-customer also gains a month): never reset, never lowered during the move.
             // With the final equality to the ground truth this is the stronger check: a count is only ever raised, so one
             // that was ever above its truth (an event counted twice) would have to come down to end equal to it.
             Pipeline.VersionWatch watch = p.watchVersionsAndCounts(java.util.Set.of("spend-per-customer", "spend-per-customer-sku"));
-            CompletableFuture<Pipeline.Truth> produced = p.produceInBackground(p.loadgen(14_000, 200, 33,
-                    "--loadgen.rules-file=" + v2, "--loadgen.future-skew.ms=20000"));
+            CompletableFuture<Pipeline.Truth> produced = p.produceInBackground(load);
             p.awaitFlowing(Pipeline.START_TIMEOUT);
             await(() -> a1.consumed(input) + b1.consumed(input) > 3_000, Duration.ofSeconds(120), "3,000 records counted under v1");
 
@@ -181,6 +184,7 @@ class RulesChangeIT {
             watch.close();
             reads.close();
             log.info("read-service during the move: {}", reads.statuses);
+            assertThat(reads.customer).as("a customer with approved purchases on day %d, to ask read-service about", lastDay).isNotNull();
             assertThat(reads.statuses.keySet()).as("answers by status, all through the move").noneMatch(k -> k.endsWith(" 5xx"));
             assertThat(reads.statuses).as("the removed grade answered until v2 was applied, unknown after")
                     .containsKey("v1 orders-per-email 404").containsKey("moving orders-per-email 400").containsKey("v1 orders-per-customer 400");
@@ -213,29 +217,30 @@ class RulesChangeIT {
     }
 
     /**
-     * Asks read-service every 300 ms, through the move, for one customer's day of a kept grade, an added one and the
-     * removed one, and counts the answers by the part of the move read-service was in ({@link #phase}), grade and status
-     * ({@code 5xx} for any server error, {@code incomplete} for a 200 saying {@code "complete": false}, {@code not counted
-     * yet} for that 404).
+     * Asks read-service every 300 ms, through the move, for one customer's day of a kept grade and an added one (the day of
+     * loadgen's last events) and the current hour of the removed one, and counts the answers by the part of the move
+     * read-service was in ({@link #phase}), grade and status ({@code 5xx} for any server error, {@code incomplete} for a
+     * 200 saying {@code "complete": false}, {@code not counted yet} for that 404).
      */
     static final class ReadPoller implements AutoCloseable {
         final Map<String, Integer> statuses = new java.util.concurrent.ConcurrentSkipListMap<>();
         private final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
         private final Thread thread;
+        private volatile String customer;
 
-        ReadPoller(int port, Pipeline p) {
+        ReadPoller(int port, Pipeline p, long day) {
             thread = new Thread(() -> {
                 String pk = null;
                 while (running.get()) {
                     try {
-                        if (pk == null) { // one customer with approved purchases today, chosen once
-                            String today = "day|" + java.time.Instant.now().getEpochSecond() / 86_400;
-                            pk = p.stored().values().stream().filter(d -> d.path("id").asText().equals(today)
+                        if (pk == null) { // one customer with approved purchases that day, chosen once
+                            String id = "day|" + day;
+                            pk = p.stored().values().stream().filter(d -> d.path("id").asText().equals(id)
                                     && d.path("grades").has("spend-per-customer")).findFirst().map(d -> d.path("pk").asText()).orElse(null);
+                            customer = pk;
                         }
                         String phase = phase(port);
                         if (pk != null && phase != null) {
-                            long day = java.time.Instant.now().getEpochSecond() / 86_400;
                             Map<String, Integer> answers = new java.util.HashMap<>();
                             for (String grade : List.of("spend-per-customer", "orders-per-customer", "orders-per-email")) {
                                 String unit = grade.equals("orders-per-email") ? "hour" : "day";
