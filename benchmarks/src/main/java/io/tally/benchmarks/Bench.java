@@ -71,7 +71,8 @@ public final class Bench {
             new Benchmark("sink", Kind.STAGE, "[UPDATES [BACKLOG]]",
                     "the sink against a naive upsert-per-record writer, and its heap under a backlog", SinkBench::main),
             new Benchmark("sink-heap", Kind.STAGE, "[DOCUMENTS]",
-                    "the heap the sink holds per document waiting to be written, against the estimate sink.window.max-bytes bounds",
+                    "the heap the sink holds per document waiting to be written, against the estimate sink.window.max-bytes bounds; "
+                            + "the CPU of a close beside held history buckets",
                     io.tally.benchmarks.sink.SinkHeapBench::main),
             new Benchmark("read-cost", Kind.STAGE, "",
                     "request units and latency of a point read, a range and a feature vector, per grade documents against entity "

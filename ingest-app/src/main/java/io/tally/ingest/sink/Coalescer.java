@@ -4,6 +4,7 @@ import io.tally.ingest.topology.EntityBucketSerde;
 import io.tally.model.BucketKey;
 import io.tally.model.EntityBucketJson;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -96,10 +97,11 @@ public final class Coalescer {
     }
 
     /**
-     * Heap a waiting bucket holds besides its bytes: its {@link Pending}, key, map entry and array header. Measured
-     * with {@code ./tally bench sink-heap} (docs/benchmarks/sink-heap.md): 242-248 bytes, rounded up.
+     * Heap a waiting bucket holds besides its bytes: its {@link Pending}, key, map entry and array header, and its place
+     * in the lists a close reads instead of walking every bucket. Measured with {@code ./tally bench sink-heap}
+     * (docs/benchmarks/sink-heap.md): 261-267 bytes with every bucket in two of those lists, rounded up.
      */
-    public static final int ENTRY_BYTES = 256;
+    public static final int ENTRY_BYTES = 272;
 
     /** The newest update of one bucket, not decoded yet. */
     private static final class Pending {
@@ -120,6 +122,8 @@ public final class Coalescer {
         boolean create;
         /** The segment of the close it was first carried past; null while it has not been carried. */
         OffsetTracker.Segment owed;
+        /** Written or dropped: the indexes that still refer to it skip it. */
+        boolean gone;
 
         Pending(TopicPartition partition, String key, long ver, byte[] raw, long offset, long nowNanos, long holdNanos, long notBeforeNanos) {
             this.partition = partition;
@@ -184,14 +188,49 @@ public final class Coalescer {
     private boolean readAny;
     private boolean readFresh;
 
+    // A close walks every waiting bucket only when a held one may be due. Closes come up to eight times a flush window
+    // while updates keep up, and a backfill beside live can hold up to sink.window.max-documents history buckets, which a
+    // walk at every close would go through 20 times a second (docs/benchmarks/sink-heap.md). Between walks a close looks
+    // at the fresh buckets, the held ones the last walk found due, and the buckets added since the last close.
+    /** Fresh buckets not yet written, in the order they became fresh (may hold gone ones). */
+    private List<Pending> freshWaiting = new ArrayList<>();
+    /** Held buckets the last walk found due but had no room for, in the order it found them (may hold gone ones). */
+    private final ArrayDeque<Pending> dueHeld = new ArrayDeque<>();
+    /** Buckets added since the last close: a close that does not walk binds those it does not write to its segments. */
+    private final List<Pending> addedSinceClose = new ArrayList<>();
+    /**
+     * Of the held buckets outside {@link #dueHeld}, the earliest end of a hold and of a wait while the stream is behind
+     * ({@link Pending#waitNanos}): none is due before the one that applies while the stream stays as behind as at the
+     * last walk. They may count buckets written or made fresh since, which only brings the next walk forward.
+     */
+    private long heldDueNanos = Long.MAX_VALUE;
+    private long heldWaitNanos = Long.MAX_VALUE;
+    private boolean behindAtWalk;
+    private boolean walkNext;
+    private final boolean walkEveryClose;
+    private int walks;
+
     /** Every update due at the next close ({@link Holds#NONE}). */
     public Coalescer(Decoder decoder) {
         this(decoder, Holds.NONE);
     }
 
     public Coalescer(Decoder decoder, Holds holds) {
+        this(decoder, holds, false);
+    }
+
+    /**
+     * A coalescer each of whose closes walks every waiting bucket: what the indexed closes must agree with
+     * (CoalescerIndexTest), and are measured against ({@code ./tally bench sink-heap}).
+     */
+    public static Coalescer walkingEveryClose(Decoder decoder, Holds holds) {
+        return new Coalescer(decoder, holds, true);
+    }
+
+    private Coalescer(Decoder decoder, Holds holds, boolean walkEveryClose) {
         this.decoder = decoder;
         this.holds = holds;
+        this.walkEveryClose = walkEveryClose;
     }
 
     public void add(ConsumerRecord<String, byte[]> r) {
@@ -199,7 +238,7 @@ public final class Coalescer {
     }
 
     /** {@link #add} at a given time: monotonic nanos for holds, wall-clock millis against record timestamps. */
-    void add(ConsumerRecord<String, byte[]> r, long nowNanos, long nowMillis) {
+    public void add(ConsumerRecord<String, byte[]> r, long nowNanos, long nowMillis) {
         if (records == 0) openedNanos = nowNanos;
         records++;
         TopicPartition tp = new TopicPartition(r.topic(), r.partition());
@@ -240,12 +279,21 @@ public final class Coalescer {
             m.put(key, p);
             documents++;
             bytes += p.heapBytes();
-            if (holds.fresh(hold)) nextDueNanos = Math.min(nextDueNanos, notBefore);
+            addedSinceClose.add(p);
+            if (holds.fresh(hold)) {
+                nextDueNanos = Math.min(nextDueNanos, notBefore);
+                freshWaiting.add(p);
+            } else {
+                held(p);
+            }
         } else {
             existing.coalesced++;
             existing.lastNanos = nowNanos;
+            boolean wasFresh = holds.fresh(existing.holdNanos);
             existing.holdNanos = Math.min(existing.holdNanos, hold); // fresh news in a waiting bucket: written at the next close
             if (holds.fresh(hold)) nextDueNanos = Math.min(nextDueNanos, Math.max(nowNanos, existing.notBeforeNanos));
+            if (holds.fresh(hold) && !wasFresh) freshWaiting.add(existing);
+            else if (!wasFresh) held(existing);
             if (h.ver() >= existing.ver) { // equal ver: the later record wins (same value by construction)
                 existing.ver = h.ver();
                 bytes += r.value().length - existing.raw.length;
@@ -362,7 +410,52 @@ public final class Coalescer {
         Map<TopicPartition, OffsetTracker.Segment> segments = new LinkedHashMap<>();
         lastOffset.forEach((tp, off) -> segments.put(tp, new OffsetTracker.Segment(tp, off + 1)));
         boolean streamBehind = nowNanos != Long.MAX_VALUE && streamBehind(nowNanos);
-        List<Pending> fresh = new ArrayList<>(), behind = new ArrayList<>(), waiting = new ArrayList<>();
+        List<Pending> fresh = new ArrayList<>(), behind = new ArrayList<>();
+        boolean walk = walkEveryClose || walkNext || nowNanos == Long.MAX_VALUE || streamBehind != behindAtWalk
+                || documents > keepAtMost || bytes > keepBytes
+                || nowNanos >= (behindAtWalk ? heldWaitNanos : heldDueNanos) && dueHeld.size() < behindAtMost;
+        if (walk) walk(nowNanos, keepAtMost, keepBytes, behindAtMost, streamBehind, segments, fresh, behind);
+        else look(nowNanos, behindAtMost, fresh, behind);
+        List<BucketWrite> writes = new ArrayList<>(fresh.size() + behind.size() + poison.size());
+        for (Pending p : fresh) writes.add(write(p, segments));
+        for (Pending p : behind) {
+            BucketWrite w = write(p, segments);
+            w.behind = true;
+            writes.add(w);
+        }
+        for (BucketWrite w : poison) writes.add(bind(w, segments.get(w.partition)));
+        Window window = new Window(writes, new ArrayList<>(segments.values()), records);
+        if (nowNanos != Long.MAX_VALUE) {
+            for (Pending p : fresh) {
+                writtenFresh.remove(p.key); // to the end: the map stays in order of writing
+                writtenFresh.put(p.key, nowNanos);
+            }
+        }
+        forget(fresh);
+        forget(behind);
+        // What this close carries past it owes its segment; a walk bound every bucket it kept, a look only reads those added since.
+        for (Pending p : addedSinceClose) {
+            if (!p.gone && p.owed == null) {
+                p.owed = segments.get(p.partition);
+                p.owed.add();
+            }
+        }
+        addedSinceClose.clear();
+        lastOffset.clear();
+        readSinceClose.clear();
+        poison.clear();
+        records = 0;
+        behindMillis = Long.MAX_VALUE;
+        return window;
+    }
+
+    /**
+     * A close that looks at every waiting bucket: those due, fresh ones first, and when more than {@code keepAtMost} or
+     * {@code keepBytes} would wait, the least recently updated too; it rebuilds the indexes a {@link #look} reads.
+     */
+    private void walk(long nowNanos, int keepAtMost, long keepBytes, int behindAtMost, boolean streamBehind,
+                      Map<TopicPartition, OffsetTracker.Segment> segments, List<Pending> fresh, List<Pending> behind) {
+        List<Pending> waiting = new ArrayList<>();
         long waitingBytes = 0;
         for (Map<String, Pending> m : byPartition.values()) {
             for (Pending p : m.values()) {
@@ -386,40 +479,73 @@ public final class Coalescer {
             behind.addAll(stale);
             stale.clear();
         }
-        List<BucketWrite> writes = new ArrayList<>(fresh.size() + behind.size() + poison.size());
-        for (Pending p : fresh) writes.add(write(p, segments));
-        for (Pending p : behind) {
-            BucketWrite w = write(p, segments);
-            w.behind = true;
-            writes.add(w);
-        }
-        for (BucketWrite w : poison) writes.add(bind(w, segments.get(w.partition)));
         nextDueNanos = Long.MAX_VALUE;
+        heldDueNanos = Long.MAX_VALUE;
+        heldWaitNanos = Long.MAX_VALUE;
+        freshWaiting = new ArrayList<>();
+        dueHeld.clear();
         for (Pending p : waiting) {
             if (p.owed == null) {
                 p.owed = segments.get(p.partition);
                 p.owed.add();
             }
-            // Kept past its own hold because the stream is behind: looked at again when the stream may have gone quiet.
-            long due = p.dueNanos(holds);
-            if (streamBehind && !holds.fresh(p.holdNanos)) due = Math.min(p.firstNanos + p.waitNanos(holds, true), Math.max(due, nowNanos + quietNanos()));
-            nextDueNanos = Math.min(nextDueNanos, due);
-        }
-        Window window = new Window(writes, new ArrayList<>(segments.values()), records);
-        if (nowNanos != Long.MAX_VALUE) {
-            for (Pending p : fresh) {
-                writtenFresh.remove(p.key); // to the end: the map stays in order of writing
-                writtenFresh.put(p.key, nowNanos);
+            if (holds.fresh(p.holdNanos)) {
+                freshWaiting.add(p);
+                nextDueNanos = Math.min(nextDueNanos, p.notBeforeNanos);
+            } else if (p.due(nowNanos, holds, streamBehind)) {
+                dueHeld.add(p);
+                nextDueNanos = Math.min(nextDueNanos, nowNanos);
+            } else {
+                held(p);
             }
         }
-        forget(fresh);
-        forget(behind);
-        lastOffset.clear();
-        readSinceClose.clear();
-        poison.clear();
-        records = 0;
-        behindMillis = Long.MAX_VALUE;
-        return window;
+        nextDueNanos = Math.min(nextDueNanos, heldNextNanos(nowNanos, streamBehind));
+        behindAtWalk = streamBehind;
+        walkNext = false;
+        walks++;
+    }
+
+    /** Closes that walked every waiting bucket ({@code ./tally bench sink-heap} reports it). */
+    public int walks() {
+        return walks;
+    }
+
+    /**
+     * A close that walks nothing held: it writes the fresh buckets that are due and, of the held ones the last walk found
+     * due, as many as there is room for.
+     */
+    private void look(long nowNanos, int behindAtMost, List<Pending> fresh, List<Pending> behind) {
+        List<Pending> stillWaiting = new ArrayList<>();
+        long next = heldNextNanos(nowNanos, behindAtWalk); // as behind as at the last walk, or this close would walk
+        for (Pending p : freshWaiting) {
+            if (p.gone) continue;
+            if (nowNanos >= p.notBeforeNanos) {
+                fresh.add(p);
+            } else {
+                stillWaiting.add(p);
+                next = Math.min(next, p.notBeforeNanos);
+            }
+        }
+        freshWaiting = stillWaiting;
+        while (behind.size() < behindAtMost && !dueHeld.isEmpty()) {
+            Pending p = dueHeld.poll();
+            if (!p.gone && !holds.fresh(p.holdNanos)) behind.add(p); // one made fresh since is in freshWaiting
+        }
+        if (!dueHeld.isEmpty()) next = Math.min(next, nowNanos);
+        nextDueNanos = next;
+    }
+
+    private void held(Pending p) {
+        heldDueNanos = Math.min(heldDueNanos, p.dueNanos(holds));
+        heldWaitNanos = Math.min(heldWaitNanos, p.firstNanos + p.waitNanos(holds, true));
+    }
+
+    /**
+     * When the next close should come for the held buckets: when the first is due at its hold; while the stream is
+     * behind, at its longer wait, or when the stream may have gone quiet, whichever comes first.
+     */
+    private long heldNextNanos(long nowNanos, boolean streamBehind) {
+        return streamBehind ? Math.min(heldWaitNanos, Math.max(heldDueNanos, nowNanos + quietNanos())) : heldDueNanos;
     }
 
     private void forgetWrittenBefore(long nanos) {
@@ -431,6 +557,7 @@ public final class Coalescer {
         for (Pending p : written) {
             Map<String, Pending> m = byPartition.get(p.partition);
             m.remove(p.key);
+            p.gone = true;
             if (m.isEmpty()) byPartition.remove(p.partition);
             documents--;
             bytes -= p.heapBytes();
@@ -485,13 +612,17 @@ public final class Coalescer {
             Map<String, Pending> m = byPartition.remove(tp);
             if (m != null) {
                 documents -= m.size();
-                for (Pending p : m.values()) bytes -= p.heapBytes();
+                for (Pending p : m.values()) {
+                    bytes -= p.heapBytes();
+                    p.gone = true;
+                }
             }
             lastOffset.remove(tp);
             Integer read = readSinceClose.remove(tp);
             if (read != null) records -= read;
         }
         poison.removeIf(w -> partitions.contains(w.partition));
+        walkNext = true;
         nextDueNanos = Long.MAX_VALUE;
         for (Map<String, Pending> m : byPartition.values()) {
             for (Pending p : m.values()) nextDueNanos = Math.min(nextDueNanos, p.dueNanos(holds));

@@ -53,7 +53,7 @@ public record SinkSettings(String groupId, Duration pollTimeout,
                     + "documents than a small cap holds, and writes each of them again. Replaces sink.window.max-records, which "
                     + "counted updates.").atLeast(1);
     public static final Setting<Long> WINDOW_BYTES = Setting.longValue("sink.window.max-bytes", 0,
-            "Most heap the bucket documents waiting to be written may hold: their bytes plus ~256 bytes each of bookkeeping "
+            "Most heap the bucket documents waiting to be written may hold: their bytes plus ~272 bytes each of bookkeeping "
                     + "(within 1% of the heap measured, docs/benchmarks/sink-heap.md). Reached before sink.window.max-documents "
                     + "when documents are large (many grades per entity); then the least recently updated are written until half "
                     + "of it waits; with that half, handed over in parts while the consumer is paused, the sink holds at most 1.5 "
