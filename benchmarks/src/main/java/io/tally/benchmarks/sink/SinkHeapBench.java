@@ -94,8 +94,8 @@ public final class SinkHeapBench {
                 .append("closes come while updates keep up) and room for 100 history writes a close once they are due (")
                 .append("`sink.backlog.max-in-flight-documents`). ").append(CLOSES).append(" closes on a simulated clock (20 s: the history ")
                 .append("comes due after 15 s). *indexed* closes walk every waiting bucket only when a held one may be due; *walking* ")
-                .append("closes walk them all every time (the coalescer before the index). CPU time of the closing thread, best of ")
-                .append("three rounds after one to warm up; `cores at 20 closes/s` is what that pace would take.\n\n")
+                .append("closes walk them all every time (the coalescer before the index). CPU time of the thread per close, reading the ")
+                .append("10 updates before it included (built the same way in both), best of three rounds after one to warm up; `cores at 20 closes/s` is what that pace would take.\n\n")
                 .append("| history waiting | walking: ms per close | cores at 20 closes/s | indexed: ms per close | cores at 20 closes/s | walks of the indexed | indexed / walking |\n")
                 .append("|---|---|---|---|---|---|---|\n");
         for (int held : new int[] {6_000, 60_000, 250_000}) {
