@@ -45,8 +45,8 @@ public record SinkSettings(String groupId, Duration pollTimeout,
     public static final Setting<Integer> WINDOW_DOCUMENTS = Setting.integer("sink.window.max-documents", 250_000,
             "Most distinct bucket documents one write window holds (newest ver per bucket id wins); updates of a bucket the "
                     + "window already holds always coalesce into it, so memory follows documents, not updates. A window holds "
-                    + "each document as the bytes it arrived in (0.4-0.6 KB measured at 4 to 51 rules; with bookkeeping ~0.83 KB "
-                    + "of heap each, ~210 MB at the cap) and is handed to Cosmos in parts as sink.max-in-flight-documents allows, "
+                    + "each document as the bytes it arrived in (0.4-0.6 KB measured at 4 to 51 rules; with bookkeeping ~0.85 KB "
+                    + "of heap each, ~211 MB at the cap) and is handed to Cosmos in parts as sink.max-in-flight-documents allows, "
                     + "so it may be larger than that cap. Updates that are behind wait (sink.backlog.max-window.ms, "
                     + "sink.backlog.catch-up-window.ms) counted here too: at the cap, or at sink.window.max-bytes, the least "
                     + "recently updated are written until half the cap waits. A drain at many rules touches more distinct "
